@@ -1,0 +1,1 @@
+"""The multi-label kNN algorithms (private modules; public names live in mlknn)."""

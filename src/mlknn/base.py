@@ -1,0 +1,227 @@
+"""Estimator base class shared by every kNN method in mlknn.
+
+The spine (see GUIDE): ``fit`` validates, asks :mod:`mlknn.neighbors` for the
+leave-one-out graph of the training set and hands it to the algorithm's
+``_fit_graph``; ``predict_proba`` asks for the queries' graph and hands it to
+``_predict_proba_graph``. An experiment that already has graphs calls
+:meth:`KNNMultiLabelBase.fit_from_graph` / :meth:`predict_proba_from_graph` and
+searches once for every algorithm and every k.
+"""
+
+from abc import abstractmethod
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .neighbors import NeighborGraph, build_graph, get_backend
+from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context
+from .utils._validation import check_label_matrix
+
+_BACKEND_NAMES = {"auto", "brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "precomputed"}
+
+
+class MultiLabelMixin:
+    """Tags and the common ``score`` for multi-label estimators.
+
+    ``score`` is subset accuracy, as for scikit-learn's multi-label classifiers.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        # Each label is a binary problem: tells scikit-learn's common checks to
+        # send 0/1 targets (as an (n, 1) column, since single_output is False).
+        tags.classifier_tags.multi_class = False
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.input_tags.sparse = True
+        return tags
+
+
+class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
+    """Base class: validation, neighbour search and the graph hooks.
+
+    Subclasses implement ``_fit_graph(graph, Y, X)`` and
+    ``_predict_proba_graph(graph, X)``, and may override ``_decide(proba, graph)``
+    to turn scores into a 0/1 bipartition (default: score > threshold_).
+
+    Parameters common to all subclasses
+    -----------------------------------
+    n_neighbors : int
+    neighbors : str or object
+        Backend name (see :func:`mlknn.neighbors.available_backends`) or an object
+        with ``fit`` and ``kneighbors``.
+    metric : str
+    n_jobs : int or None
+    """
+
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "neighbors": [StrOptions(_BACKEND_NAMES), HasMethods(["fit", "kneighbors"])],
+        "metric": [str],
+        "n_jobs": [Integral, None],
+    }
+
+    #: Extra neighbours searched beyond n_neighbors (hubness reduction re-ranks a
+    #: wider candidate set); subclasses may override.
+    def _search_width(self):
+        return self.n_neighbors
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, Y):
+        """Fit from training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Y : array-like of shape (n_samples, n_labels)
+            Binary indicator matrix (0/1). A single label is ``(n_samples, 1)``.
+
+        Returns
+        -------
+        self
+        """
+        X, Y = self._validate_fit_input(X, Y)
+        width = self._search_width()
+        self._check_n_neighbors(X.shape[0], width)
+        self.nn_ = get_backend(self.neighbors, metric=self.metric, n_jobs=self.n_jobs).fit(X)
+        graph = build_graph(self.nn_, None, width)
+        self._fit_from_validated_graph(graph, Y, X)
+        return self
+
+    def fit_from_graph(self, graph, Y, X=None, index=None):
+        """Fit from a precomputed leave-one-out graph of the training set.
+
+        Parameters
+        ----------
+        graph : NeighborGraph
+            Leave-one-out graph, at least ``n_neighbors`` wide (wider is sliced).
+        Y : array-like of shape (n_samples, n_labels)
+        X : {array-like, sparse matrix}, optional
+            Training features, for methods that use them (e.g. IBLR-ML+).
+        index : fitted backend, optional
+            Kept as ``nn_`` so that :meth:`predict` works without a graph.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        if not isinstance(graph, NeighborGraph) or not graph.loo:
+            raise ValueError("fit_from_graph needs a leave-one-out NeighborGraph (loo=True).")
+        self._y_input_dtype = _input_dtype(Y)
+        Y = check_label_matrix(Y, n_samples=graph.n_points)
+        if X is not None:
+            X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        else:
+            self.n_features_in_ = getattr(index, "n_features_in_", 0)
+        self._check_n_neighbors(graph.n_points, self._search_width())
+        self.nn_ = index
+        self._fit_from_validated_graph(graph.take(self._search_width()), Y, X)
+        return self
+
+    def _fit_from_validated_graph(self, graph, Y, X):
+        self.n_labels_ = Y.shape[1]
+        # One [0, 1] class array per label, as scikit-learn's multi-label
+        # KNeighborsClassifier reports them.
+        self.classes_ = [np.array([0, 1]) for _ in range(Y.shape[1])]
+        self._y_dtype = self._y_input_dtype
+        self.n_train_ = Y.shape[0]
+        self._fit_graph(graph, Y, X)
+
+    def _validate_fit_input(self, X, Y):
+        if Y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None "
+                "(Y, the (n_samples, n_labels) indicator matrix, is required)."
+            )
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        self._y_input_dtype = _input_dtype(Y)
+        Y = check_label_matrix(Y, n_samples=X.shape[0])
+        return X, Y
+
+    def _check_n_neighbors(self, n_samples, width):
+        if n_samples < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 training instances (leave-one-out "
+                f"neighbourhoods); got n_samples = {n_samples}."
+            )
+        if self.n_neighbors > n_samples - 1 or width > n_samples - 1:
+            raise ValueError(
+                f"The 'n_neighbors' parameter of {type(self).__name__} must be <= "
+                f"n_samples - 1 = {n_samples - 1} (leave-one-out on the training set). "
+                f"Got {self.n_neighbors} instead."
+            )
+
+    # -------------------------------------------------------------- predict
+    def query_graph(self, X=None):
+        """The neighbour graph this estimator uses for ``X`` (None: training LOO)."""
+        check_is_fitted(self)
+        if self.nn_ is None:
+            raise ValueError(
+                "This estimator was fitted from a graph without an index; use "
+                "predict_proba_from_graph or pass index= to fit_from_graph."
+            )
+        if X is not None:
+            X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        return build_graph(self.nn_, X, self._search_width()), X
+
+    def predict_proba(self, X):
+        """Scores in [0, 1] for each label.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            One array (like ClassifierChain), not MultiOutputClassifier's list of
+            per-label arrays.
+        """
+        graph, X = self.query_graph(X)
+        return self._predict_proba_graph(graph, X)
+
+    def predict(self, X):
+        """Predicted label sets as a 0/1 indicator matrix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            Same dtype as the Y given to ``fit`` (as scikit-learn requires).
+        """
+        graph, X = self.query_graph(X)
+        return self._predict_graph(graph, X).astype(self._y_dtype, copy=False)
+
+    def predict_proba_from_graph(self, graph, X=None):
+        """Scores from a precomputed query graph (at least ``n_neighbors`` wide)."""
+        check_is_fitted(self)
+        return self._predict_proba_graph(graph.take(self._search_width()), X)
+
+    def predict_from_graph(self, graph, X=None):
+        """0/1 predictions from a precomputed query graph."""
+        check_is_fitted(self)
+        return self._predict_graph(graph.take(self._search_width()), X).astype(self._y_dtype, copy=False)
+
+    def _predict_graph(self, graph, X):
+        proba = self._predict_proba_graph(graph, X)
+        return (proba > 0.5).astype(np.uint8)
+
+    @abstractmethod
+    def _fit_graph(self, graph, Y, X): ...
+
+    @abstractmethod
+    def _predict_proba_graph(self, graph, X): ...
+
+
+def _input_dtype(Y):
+    dtype = getattr(Y, "dtype", None)
+    if dtype is None or dtype.kind not in "biuf":
+        return np.dtype(np.int64)
+    return np.dtype(dtype)

@@ -1,0 +1,147 @@
+"""Backend protocol and registry.
+
+A backend is any object with ``fit(X)`` and ``kneighbors(X=None, n_neighbors=k)``
+following scikit-learn's contract: returns ``(distances, indices)``, each of shape
+``(n_queries, k)``, distances ascending; ``X=None`` means leave-one-out on the
+training set (each point's own index excluded, duplicates kept).
+"""
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ._graph import NeighborGraph
+
+
+@runtime_checkable
+class NeighborsIndex(Protocol):
+    """What mlknn needs from a neighbour-search backend."""
+
+    def fit(self, X): ...
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True): ...
+
+
+_REGISTRY = {}
+
+
+def register_backend(name, factory, *, exact, requires=None):
+    """Register a backend factory under ``name``.
+
+    Parameters
+    ----------
+    name : str
+    factory : callable
+        ``factory(metric=..., n_jobs=..., random_state=..., **params)`` returns an
+        unfitted backend.
+    exact : bool
+        Whether the backend returns the exact neighbours.
+    requires : str, optional
+        Importable module the backend needs; used by :func:`available_backends`.
+    """
+    _REGISTRY[name] = {"factory": factory, "exact": exact, "requires": requires}
+
+
+def available_backends():
+    """Names of the backends whose dependencies are importable here.
+
+    Returns
+    -------
+    list of str
+    """
+    import importlib.util
+
+    names = []
+    for name, spec in _REGISTRY.items():
+        req = spec["requires"]
+        if req is None or importlib.util.find_spec(req) is not None:
+            names.append(name)
+    return names
+
+
+def get_backend(neighbors="brute", *, metric="euclidean", n_jobs=None, random_state=None, **params):
+    """Return an unfitted backend for a name or a user object.
+
+    Parameters
+    ----------
+    neighbors : str or object with ``fit`` and ``kneighbors``
+        A registered name (see :func:`available_backends`) or an object, which is
+        cloned (if it is a scikit-learn estimator) so the user's object is never
+        mutated.
+    metric : str
+    n_jobs : int, optional
+    random_state : int, optional
+    **params
+        Extra backend parameters.
+
+    Returns
+    -------
+    backend
+    """
+    if isinstance(neighbors, str):
+        if neighbors == "auto":
+            neighbors = _auto_backend()
+        if neighbors not in _REGISTRY:
+            raise ValueError(
+                f"The 'neighbors' parameter must be one of {sorted(_REGISTRY) + ['auto']} "
+                f"or an object with fit and kneighbors methods. Got {neighbors!r} instead."
+            )
+        spec = _REGISTRY[neighbors]
+        if spec["requires"] is not None:
+            from ..utils import check_optional_dependency
+
+            check_optional_dependency(spec["requires"], f"neighbors={neighbors!r}")
+        return spec["factory"](metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+    if not (hasattr(neighbors, "fit") and hasattr(neighbors, "kneighbors")):
+        raise ValueError(
+            "The 'neighbors' parameter must be a backend name or an object with fit and "
+            f"kneighbors methods. Got {type(neighbors).__name__} instead."
+        )
+    try:
+        from sklearn.base import clone
+
+        return clone(neighbors)
+    except TypeError:
+        import copy
+
+        return copy.deepcopy(neighbors)
+
+
+def _auto_backend():
+    # Exact search only: "auto" must never change results. faiss's exact flat index
+    # beats BLAS brute force when it is installed (see benchmarks/).
+    for name in ("faiss", "brute"):
+        if name in available_backends():
+            return name
+    return "brute"
+
+
+def is_exact(neighbors):
+    """Whether the backend named (or given) returns exact neighbours."""
+    if isinstance(neighbors, str):
+        if neighbors == "auto":
+            return True
+        return _REGISTRY.get(neighbors, {}).get("exact", False)
+    return bool(getattr(neighbors, "exact", False))
+
+
+def build_graph(index, X=None, n_neighbors=10):
+    """Query a fitted backend and wrap the answer as a :class:`NeighborGraph`.
+
+    Parameters
+    ----------
+    index : fitted backend
+    X : array-like or sparse matrix, optional
+        Queries; None for the leave-one-out graph of the training set.
+    n_neighbors : int
+
+    Returns
+    -------
+    NeighborGraph
+    """
+    dist, ind = index.kneighbors(X, n_neighbors=n_neighbors, return_distance=True)
+    return NeighborGraph(
+        np.ascontiguousarray(ind, dtype=np.intp),
+        np.ascontiguousarray(dist, dtype=np.float64),
+        loo=X is None,
+    )

@@ -1,0 +1,95 @@
+"""The neighbour graph: the one object every kNN algorithm reads."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class NeighborGraph:
+    """k nearest neighbours of a set of points, sorted by distance.
+
+    A graph computed once for the largest k an experiment needs serves every
+    smaller k: :meth:`take` returns the first ``k`` columns (a view), because
+    the rows are sorted ascending by distance with ties broken by the lower
+    training index.
+
+    Parameters
+    ----------
+    indices : ndarray of shape (n_points, k), dtype intp
+        Row ``i`` holds the training indices of the neighbours of point ``i``.
+    distances : ndarray of shape (n_points, k), dtype float64
+        The matching distances, ascending along each row.
+    loo : bool
+        True when the points are the training instances themselves and each
+        row excludes its own point (leave-one-out). Duplicates of a point are
+        kept: only the point's own index is excluded.
+
+    Attributes
+    ----------
+    n_points : int
+    n_neighbors : int
+    """
+
+    indices: np.ndarray
+    distances: np.ndarray
+    loo: bool = False
+
+    def __post_init__(self):
+        if self.indices.shape != self.distances.shape or self.indices.ndim != 2:
+            raise ValueError(
+                "NeighborGraph needs indices and distances of the same 2-D shape; got "
+                f"{self.indices.shape} and {self.distances.shape}."
+            )
+
+    @property
+    def n_points(self):
+        return self.indices.shape[0]
+
+    @property
+    def n_neighbors(self):
+        return self.indices.shape[1]
+
+    def take(self, n_neighbors):
+        """Return the graph restricted to the first ``n_neighbors`` columns.
+
+        Parameters
+        ----------
+        n_neighbors : int
+            Must not exceed :attr:`n_neighbors`.
+
+        Returns
+        -------
+        NeighborGraph
+        """
+        if n_neighbors > self.n_neighbors:
+            raise ValueError(
+                f"Expected n_neighbors <= {self.n_neighbors} (the graph's width), but "
+                f"n_neighbors = {n_neighbors}."
+            )
+        if n_neighbors == self.n_neighbors:
+            return self
+        return NeighborGraph(
+            self.indices[:, :n_neighbors], self.distances[:, :n_neighbors], self.loo
+        )
+
+    def to_csr(self, n_train, weights=None):
+        """The graph as a sparse (n_points, n_train) adjacency matrix.
+
+        Parameters
+        ----------
+        n_train : int
+            Number of training points (columns).
+        weights : ndarray of shape (n_points, k), optional
+            Entry values; 1 when omitted.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        import scipy.sparse as sp
+
+        n, k = self.indices.shape
+        data = np.ones(n * k) if weights is None else np.asarray(weights, float).ravel()
+        indptr = np.arange(0, n * k + 1, k)
+        return sp.csr_matrix((data, self.indices.ravel(), indptr), shape=(n, n_train))

@@ -1,0 +1,37 @@
+"""Lazy import of optional dependencies with an install hint."""
+
+import importlib
+
+#: Maps an importable module to the pip extra of mlknn that installs it.
+_EXTRAS = {
+    "faiss": "faiss",
+    "hnswlib": "hnswlib",
+    "pynndescent": "pynndescent",
+    "dask": "dask",
+    "distributed": "dask",
+}
+
+
+def check_optional_dependency(module_name, caller_name):
+    """Import ``module_name`` or raise an ImportError saying what to install.
+
+    Parameters
+    ----------
+    module_name : str
+        The importable name, e.g. ``"faiss"``.
+    caller_name : str
+        What needs it, used in the message (e.g. ``"neighbors='faiss'"``).
+
+    Returns
+    -------
+    module
+        The imported module.
+    """
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        extra = _EXTRAS.get(module_name, module_name)
+        raise ImportError(
+            f"{caller_name} requires the optional dependency '{module_name}', which is "
+            f"not installed. Install it with: pip install 'mlknn[{extra}]'"
+        ) from exc

@@ -1,0 +1,36 @@
+"""scikit-learn's common estimator checks over every mlknn estimator."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mlknn import MLkNN
+
+# Why each check is expected to fail. mlknn's estimators are multi-label: Y is a
+# (n, q) 0/1 matrix and predict_proba returns one (n, q) array.
+_ONE_D = "the check fits a 1-D or multiclass target; mlknn requires a 2-D 0/1 indicator Y"
+_NON_BINARY = "the check's target holds values other than 0/1 (e.g. {1, 2}); mlknn accepts only 0/1 labels"
+_PROBA = (
+    "the check expects predict_proba of shape (n, n_classes) of a single-output classifier; "
+    "mlknn returns (n, n_labels) scores, one column per label"
+)
+EXPECTED_FAILED_CHECKS = {
+    "check_estimators_dtypes": _NON_BINARY,
+    "check_classifier_data_not_an_array": _NON_BINARY,
+    "check_fit2d_1feature": _NON_BINARY,
+    "check_classifiers_one_label": _ONE_D,
+    "check_classifiers_classes": _ONE_D,
+    "check_classifiers_train": _PROBA,
+    "check_estimator_sparse_array": _PROBA,
+    "check_estimator_sparse_matrix": _PROBA,
+}
+
+
+def all_estimators():
+    """One instance of every public estimator, with small-data parameters."""
+    return [MLkNN(n_neighbors=3)]
+
+
+@parametrize_with_checks(
+    all_estimators(), expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
