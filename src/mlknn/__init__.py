@@ -2,10 +2,15 @@
 
 Estimators follow scikit-learn's API: ``fit(X, Y)`` with Y a (n, q) 0/1 matrix,
 ``predict`` and ``predict_proba`` return (n, q) arrays.
+
+The kNN family is importable from here (``from mlknn import MLkNN, DMLkNN``); the
+classic baselines from :mod:`mlknn.baselines`; metrics from :mod:`mlknn.metrics`;
+datasets from :mod:`mlknn.datasets`.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
 from .algorithms._mlknn import MLkNN
 
 try:
@@ -13,13 +18,39 @@ try:
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["MLkNN", "__version__", "show_versions"]
+_KNN_CLASSES = {ESTIMATORS[key][1]: key for key in KNN_ESTIMATORS}
+
+__all__ = [
+    "BMLkNN",
+    "BRkNN",
+    "BRkNNa",
+    "BRkNNb",
+    "DMLkNN",
+    "IBLR",
+    "MLHiKNN",
+    "MLkNN",
+    "NeighborhoodClassifier",
+    "__version__",
+    "load",
+    "save",
+    "show_versions",
+]
+
+
+def __getattr__(name):
+    # Lazy: importing mlknn does not import every algorithm module.
+    if name in _KNN_CLASSES:
+        return get_estimator_class(_KNN_CLASSES[name])
+    if name in ("save", "load"):
+        from . import persistence
+
+        return getattr(persistence, name)
+    raise AttributeError(f"module 'mlknn' has no attribute {name!r}")
 
 
 def show_versions():
     """Print the versions of mlknn and its main dependencies."""
     import platform
-
     from importlib.metadata import version as _v
 
     print(f"mlknn: {__version__}")
