@@ -1,0 +1,3 @@
+from .cli._main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The ``mlknn`` command line (typer + rich); thin layer over the library."""

@@ -1,0 +1,76 @@
+"""Entry point of the ``mlknn`` command.
+
+Library errors are caught here, at the edge, and printed as one line with a
+non-zero exit; ``MLKNN_DEBUG=1`` shows the full traceback instead.
+"""
+
+import os
+import sys
+
+try:
+    import typer
+    from rich.console import Console
+except ImportError:  # pragma: no cover - typer and rich are core dependencies
+    print("The mlknn command needs typer and rich: pip install 'mlknn'", file=sys.stderr)
+    raise SystemExit(1)
+
+from . import _datasets, _run
+
+app = typer.Typer(
+    name="mlknn",
+    help="Multi-label kNN classification: run, evaluate, analyse.",
+    add_completion=False,
+    no_args_is_help=False,
+    pretty_exceptions_enable=False,
+)
+app.command("run")(_run.run_command)
+app.add_typer(_datasets.app, name="datasets")
+
+
+def _register_optional_commands():
+    # Commands whose modules are written independently; a missing one is skipped.
+    try:
+        from ._hubness import hubness_command
+
+        app.command("hubness")(hubness_command)
+    except ImportError:
+        pass
+
+
+_register_optional_commands()
+
+
+@app.callback(invoke_without_command=True)
+def _root(ctx: typer.Context):
+    """Multi-label kNN classification. Without a command, runs `mlknn run`."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(_run.run_command, data=None, algorithm="mlknn", k=10, seed=0)
+
+
+def main(argv=None):
+    """Run the CLI; turn library errors into one clear line and exit code 1."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted")
+        raise SystemExit(130)
+    except Exception as exc:  # noqa: BLE001 - the edge of the program
+        # typer >= 0.20 vendors click; recognise its exceptions by their interface.
+        if type(exc).__name__ == "Exit":
+            raise SystemExit(getattr(exc, "exit_code", 0))
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+            exc.show()
+            raise SystemExit(exc.exit_code)
+        if type(exc).__name__ == "Abort":
+            Console(stderr=True).print("aborted")
+            raise SystemExit(1)
+        if os.environ.get("MLKNN_DEBUG"):
+            raise
+        Console(stderr=True).print(f"error: {type(exc).__name__}: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
