@@ -20,6 +20,16 @@ from .utils._validation import check_label_matrix
 
 _BACKEND_NAMES = {"auto", "brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "precomputed"}
 
+#: Constraint of the optional ``hubness`` parameter (see :mod:`mlknn.hubness` and
+#: docs/hubness.md): an estimator that accepts it stores ``self.hubness`` in
+#: ``__init__`` and adds ``"hubness": HUBNESS_CONSTRAINT`` to its constraints; the
+#: base class then widens the search and re-ranks every graph.
+HUBNESS_CONSTRAINT = [
+    StrOptions({"ls", "mp", "mp-gauss", "dsl"}),
+    HasMethods(["fit", "transform", "search_width"]),
+    None,
+]
+
 
 class MultiLabelMixin:
     """Tags and the common ``score`` for multi-label estimators.
@@ -66,7 +76,42 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     #: Extra neighbours searched beyond n_neighbors (hubness reduction re-ranks a
     #: wider candidate set); subclasses may override.
     def _search_width(self):
-        return self.n_neighbors
+        reduction = self._hubness_reduction()
+        if reduction is None:
+            return self.n_neighbors
+        return max(self.n_neighbors, reduction.search_width(self.n_neighbors))
+
+    # ------------------------------------------------------ hubness hooks
+    def _hubness_reduction(self):
+        """The unfitted reduction named by a ``hubness`` parameter, or None."""
+        hubness = getattr(self, "hubness", None)
+        if hubness is None:
+            return None
+        from .hubness import make_reduction
+
+        return make_reduction(hubness, n_neighbors=self.n_neighbors, metric=self.metric)
+
+    def _width_for(self, n_train):
+        """``_search_width()``, capped at n_train - 1 when it exceeds n_neighbors."""
+        width = self._search_width()
+        if width > self.n_neighbors:
+            width = max(self.n_neighbors, min(width, n_train - 1))
+        return width
+
+    def _transform_graph(self, graph, X=None, *, fit=False):
+        """Hook between the search and the algorithm, in fit and in every query.
+
+        Identity unless the estimator has a ``hubness`` parameter that is not None;
+        then the candidate graph (``_search_width()`` wide) is re-ranked by the
+        hubness reduction into a graph ``n_neighbors`` wide. ``fit=True`` (the
+        training leave-one-out graph) fits the reduction, kept as ``hubness_``.
+        """
+        if getattr(self, "hubness", None) is None:
+            return graph
+        if fit:
+            self.hubness_ = self._hubness_reduction().fit(graph, X)
+            return self.hubness_.fit_graph_
+        return self.hubness_.transform(graph, X)
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -84,10 +129,10 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         X, Y = self._validate_fit_input(X, Y)
-        width = self._search_width()
+        width = self._width_for(X.shape[0])
         self._check_n_neighbors(X.shape[0], width)
         self.nn_ = get_backend(self.neighbors, metric=self.metric, n_jobs=self.n_jobs).fit(X)
-        graph = build_graph(self.nn_, None, width)
+        graph = self._transform_graph(build_graph(self.nn_, None, width), X, fit=True)
         self._fit_from_validated_graph(graph, Y, X)
         return self
 
@@ -114,12 +159,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         self._y_input_dtype = _input_dtype(Y)
         Y = check_label_matrix(Y, n_samples=graph.n_points)
         if X is not None:
-            X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+            X = validate_features(self, X)
         else:
             self.n_features_in_ = getattr(index, "n_features_in_", 0)
-        self._check_n_neighbors(graph.n_points, self._search_width())
+        width = self._width_for(graph.n_points)
+        self._check_n_neighbors(graph.n_points, width)
         self.nn_ = index
-        self._fit_from_validated_graph(graph.take(self._search_width()), Y, X)
+        self._fit_from_validated_graph(self._transform_graph(graph.take(width), X, fit=True), Y, X)
         return self
 
     def _fit_from_validated_graph(self, graph, Y, X):
@@ -137,7 +183,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None "
                 "(Y, the (n_samples, n_labels) indicator matrix, is required)."
             )
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X = validate_features(self, X)
         self._y_input_dtype = _input_dtype(Y)
         Y = check_label_matrix(Y, n_samples=X.shape[0])
         return X, Y
@@ -165,8 +211,9 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 "predict_proba_from_graph or pass index= to fit_from_graph."
             )
         if X is not None:
-            X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        return build_graph(self.nn_, X, self._search_width()), X
+            X = validate_features(self, X, reset=False)
+        graph = build_graph(self.nn_, X, self._width_for(self.n_train_))
+        return self._transform_graph(graph, X), X
 
     def predict_proba(self, X):
         """Scores in [0, 1] for each label.
@@ -202,12 +249,14 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     def predict_proba_from_graph(self, graph, X=None):
         """Scores from a precomputed query graph (at least ``n_neighbors`` wide)."""
         check_is_fitted(self)
-        return self._predict_proba_graph(graph.take(self._search_width()), X)
+        graph = self._transform_graph(graph.take(self._width_for(self.n_train_)), X)
+        return self._predict_proba_graph(graph, X)
 
     def predict_from_graph(self, graph, X=None):
         """0/1 predictions from a precomputed query graph."""
         check_is_fitted(self)
-        return self._predict_graph(graph.take(self._search_width()), X).astype(self._y_dtype, copy=False)
+        graph = self._transform_graph(graph.take(self._width_for(self.n_train_)), X)
+        return self._predict_graph(graph, X).astype(self._y_dtype, copy=False)
 
     def _predict_graph(self, graph, X):
         proba = self._predict_proba_graph(graph, X)
@@ -225,3 +274,24 @@ def _input_dtype(Y):
     if dtype is None or dtype.kind not in "biuf":
         return np.dtype(np.int64)
     return np.dtype(dtype)
+
+
+class NonNumericInputError(TypeError, ValueError):
+    """X holds values that are not numbers (a TypeError for numpy, a ValueError for users)."""
+
+
+def validate_features(estimator, X, reset=True):
+    """scikit-learn's ``validate_data`` for X (dense or CSR, float64/float32).
+
+    A non-numeric X (strings, arbitrary objects) makes numpy raise a TypeError
+    deep inside the conversion; turn it into a ValueError naming X and the rule.
+    """
+    try:
+        return validate_data(
+            estimator, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
+        )
+    except TypeError as exc:
+        raise NonNumericInputError(
+            f"X must be a numeric array or sparse matrix (dtype convertible to float); "
+            f"could not convert it: {exc}"
+        ) from exc
