@@ -1,0 +1,215 @@
+"""Hubness measures: k-occurrence, its skewness S_k, hub and antihub occurrence.
+
+Seed 001 (MLHiKNN, Mathematics 2025), section 1 and section 4.1.1:
+
+* k-occurrence ``O_k(x)``: the number of times x appears among the k nearest
+  neighbours of all *other* points (the size of x's k reverse neighbourhood);
+* skewness ``S_k = E[(O_k - mu)^3] / sigma^3`` (eq 1), the standardised third
+  central moment with population moments (``scipy.stats.skew`` with its default
+  ``bias=True``);
+* hub occurrence ``H_occ^k = sum_{x in D_hub} O_k(x) / (n k)`` (eq 26), the share
+  of the n k neighbour slots taken by hubs, a hub being a point with
+  ``O_k(x) > 2 k``;
+* antihub occurrence ``A_occ^k = |{x : O_k(x) = 0}| / n`` (eq 27).
+
+These are the plain measures of Table 1: the points are *not* appended to their
+own neighbourhoods here (MLHiKNN does that, see :mod:`mlknn.algorithms._mlhiknn`).
+"""
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..neighbors import NeighborGraph, build_graph, get_backend
+
+__all__ = ["HubnessStats", "hubness_stats", "k_occurrence", "skewness", "hub_occurrence", "antihub_occurrence"]
+
+
+def k_occurrence(graph, n_train=None):
+    """How often each training point appears in the neighbour lists of a graph.
+
+    Parameters
+    ----------
+    graph : NeighborGraph
+        Rows are points, columns their neighbours (training indices).
+    n_train : int, optional
+        Number of training points (length of the result). Defaults to
+        ``graph.n_points`` for a leave-one-out graph; required otherwise.
+
+    Returns
+    -------
+    ndarray of shape (n_train,), int64
+        ``O_k(x)`` for every training point x, with k the graph's width.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import NeighborGraph
+    >>> g = NeighborGraph(np.array([[1], [0], [1]]), np.ones((3, 1)), loo=True)
+    >>> k_occurrence(g).tolist()
+    [1, 2, 0]
+    """
+    if not isinstance(graph, NeighborGraph):
+        raise TypeError(f"The 'graph' parameter must be a NeighborGraph. Got {type(graph).__name__} instead.")
+    if n_train is None:
+        if not graph.loo:
+            raise ValueError(
+                "The 'n_train' parameter is required for a query graph (loo=False): the number of "
+                "training points cannot be inferred from the neighbour lists. Got None instead."
+            )
+        n_train = graph.n_points
+    n_train = int(n_train)
+    ind = graph.indices.ravel()
+    if ind.size and (ind.min() < 0 or ind.max() >= n_train):
+        raise ValueError(
+            f"The 'n_train' parameter must exceed every neighbour index of the graph "
+            f"(max index {int(ind.max())}, min {int(ind.min())}). Got {n_train} instead."
+        )
+    return np.bincount(ind, minlength=n_train).astype(np.int64)
+
+
+def skewness(occurrence):
+    """S_k of eq 1: population skewness of the k-occurrence distribution.
+
+    A constant distribution (every point occurs equally often) has no
+    asymmetry: S_k is defined as 0 there (scipy returns NaN).
+
+    Parameters
+    ----------
+    occurrence : array-like of shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    o = np.asarray(occurrence, dtype=np.float64)
+    mu = o.mean()
+    c = o - mu
+    m2 = np.mean(c * c)
+    if m2 <= (1e-14 * max(abs(mu), 1.0)) ** 2:
+        return 0.0
+    return float(np.mean(c**3) / m2**1.5)
+
+
+def hub_occurrence(occurrence, n_neighbors):
+    """H_occ^k of eq 26: share of the n k slots occupied by hubs (O_k > 2 k)."""
+    o = np.asarray(occurrence, dtype=np.float64)
+    return float(o[o > 2 * n_neighbors].sum() / (o.shape[0] * n_neighbors))
+
+
+def antihub_occurrence(occurrence):
+    """A_occ^k of eq 27: share of points that are no one's neighbour (O_k = 0)."""
+    o = np.asarray(occurrence)
+    return float(np.mean(o == 0))
+
+
+@dataclass(frozen=True)
+class HubnessStats:
+    """The hubness measures of seed 001's Table 1 for one dataset.
+
+    Attributes
+    ----------
+    skewness : float
+        S_k (eq 1).
+    hub_occurrence : float
+        H_occ^k (eq 26), hubs being points with k-occurrence > 2k.
+    antihub_occurrence : float
+        A_occ^k (eq 27).
+    n_neighbors : int
+        k.
+    n_samples : int
+        n.
+    max_occurrence : int
+        The largest k-occurrence (the biggest hub's reverse-neighbourhood size).
+    """
+
+    skewness: float
+    hub_occurrence: float
+    antihub_occurrence: float
+    n_neighbors: int
+    n_samples: int
+    max_occurrence: int
+
+    def as_dict(self):
+        """The measures as a plain dict (also usable as ``stats["skewness"]``)."""
+        return asdict(self)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+
+def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", hubness=None):
+    """S_k, H_occ^k and A_occ^k of a dataset (seed 001, eqs 1, 26, 27; Table 1).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features), or NeighborGraph
+        The data, or an already computed leave-one-out graph (then only its first
+        ``n_neighbors`` columns are used and ``metric`` / ``neighbors`` are ignored).
+    n_neighbors : int, default=10
+        k (Table 1 uses 10).
+    metric : str, default="euclidean"
+    neighbors : str or object, default="brute"
+        Neighbour-search backend (:func:`mlknn.neighbors.get_backend`).
+    hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
+        Measure the hubness of the graph *after* this hubness reduction
+        (:mod:`mlknn.hubness`), with the reduction's default candidate width.
+        Needs ``X`` (not a graph).
+
+    Returns
+    -------
+    HubnessStats
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.hubness import hubness_stats
+    >>> X = np.random.default_rng(0).normal(size=(300, 50))
+    >>> s = hubness_stats(X, n_neighbors=10)
+    >>> s.skewness > 0
+    True
+    """
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
+        raise ValueError(
+            f"The 'n_neighbors' parameter of hubness_stats must be an int in the range [1, inf). "
+            f"Got {n_neighbors!r} instead."
+        )
+    k = int(n_neighbors)
+    if isinstance(X, NeighborGraph):
+        if hubness is not None:
+            raise ValueError(
+                "The 'hubness' parameter of hubness_stats needs the data X, not a graph. "
+                f"Got hubness={hubness!r} with a NeighborGraph."
+            )
+        if not X.loo:
+            raise ValueError("hubness_stats needs a leave-one-out NeighborGraph (loo=True); got loo=False.")
+        graph = X.take(k)
+    else:
+        from sklearn.utils import check_array
+
+        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        n = X.shape[0]
+        if k > n - 1:
+            raise ValueError(
+                f"The 'n_neighbors' parameter of hubness_stats must be <= n_samples - 1 = {n - 1} "
+                f"(leave-one-out). Got {k} instead."
+            )
+        index = get_backend(neighbors, metric=metric).fit(X)
+        if hubness is None:
+            graph = build_graph(index, None, k)
+        else:
+            from ._reduction import make_reduction
+
+            reduction = make_reduction(hubness, n_neighbors=k, metric=metric)
+            width = max(k, min(reduction.search_width(k), n - 1))
+            reduction.fit(build_graph(index, None, width), X)
+            graph = reduction.fit_graph_
+    occ = k_occurrence(graph, graph.n_points)
+    return HubnessStats(
+        skewness=skewness(occ),
+        hub_occurrence=hub_occurrence(occ, k),
+        antihub_occurrence=antihub_occurrence(occ),
+        n_neighbors=k,
+        n_samples=int(graph.n_points),
+        max_occurrence=int(occ.max(initial=0)),
+    )
