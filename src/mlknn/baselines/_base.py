@@ -1,0 +1,253 @@
+"""Shared machinery of the baselines: validation, the one-label wrapper, seeding.
+
+Every baseline subclasses :class:`BaselineClassifier`, which gives it the
+multi-label tags (:class:`mlknn.base.MultiLabelMixin`), the input checks of the
+project (``validate_data`` + :func:`mlknn.utils._validation.check_label_matrix`)
+and the ``predict`` / ``predict_proba`` contract: one ``(n, q)`` array, ``predict``
+in the dtype of the Y given to ``fit``.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..base import MultiLabelMixin, _input_dtype
+from ..utils._param_validation import HasMethods, _fit_context
+from ..utils._validation import check_label_matrix
+
+#: dtypes accepted for X (others are converted to float64).
+_X_DTYPES = [np.float64, np.float32]
+
+#: Constraint shared by every ``estimator`` parameter.
+ESTIMATOR_CONSTRAINT = [HasMethods(["fit", "predict"]), None]
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
+    """Base class of every estimator in :mod:`mlknn.baselines`.
+
+    Subclasses implement ``_fit(X, Y)`` (X validated, Y an (n, q) uint8 matrix),
+    ``_predict(X)`` (0/1 array) and ``_predict_proba(X)`` ((n, q) in [0, 1]).
+    """
+
+    #: Sparse formats accepted by ``validate_data`` (False: dense only).
+    _accept_sparse = ("csr", "csc")
+
+    def _validate_fit_data(self, X, Y):
+        if Y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None "
+                "(Y, the (n_samples, n_labels) indicator matrix, is required)."
+            )
+        X = validate_data(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
+        self._y_dtype = _input_dtype(Y)
+        Y = check_label_matrix(Y, n_samples=X.shape[0])
+        self.n_labels_ = Y.shape[1]
+        # One [0, 1] class array per label, as scikit-learn's multi-label
+        # classifiers report them.
+        self.classes_ = [np.array([0, 1]) for _ in range(Y.shape[1])]
+        return X, Y
+
+    def _validate_predict_data(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES, reset=False)
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, Y):
+        """Fit from training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Y : array-like of shape (n_samples, n_labels)
+            Binary indicator matrix (0/1). A single label is ``(n_samples, 1)``.
+
+        Returns
+        -------
+        self
+        """
+        X, Y = self._validate_fit_data(X, Y)
+        self._fit(X, Y)
+        return self
+
+    def predict(self, X):
+        """Predicted label sets as a 0/1 indicator matrix.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            Same dtype as the Y given to ``fit``.
+        """
+        X = self._validate_predict_data(X)
+        return np.asarray(self._predict(X)).astype(self._y_dtype, copy=False)
+
+    def predict_proba(self, X):
+        """Scores in [0, 1] for each label (see the class docstring for their meaning).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            One array, not MultiOutputClassifier's list of per-label arrays.
+        """
+        X = self._validate_predict_data(X)
+        return np.asarray(self._predict_proba(X), dtype=np.float64)
+
+
+def default_tree(random_state):
+    """The C4.5 / J48 stand-in of seed 001: an unpruned CART tree (entropy is not
+    used, scikit-learn's default gini criterion is kept)."""
+    return DecisionTreeClassifier(random_state=random_state)
+
+
+def resolve_estimator(estimator, random_state):
+    """``estimator`` cloned, or the default decision tree seeded with ``random_state``."""
+    if estimator is None:
+        return default_tree(random_state)
+    return clone(estimator)
+
+
+def set_random_states(estimator, random_state):
+    """Give every ``random_state`` parameter of ``estimator`` (nested too) an int
+    drawn from ``random_state``, as ensembles must for distinct members.
+
+    Parameters that the user fixed to an int are left alone when ``random_state``
+    is None, so that an unseeded ensemble of seeded members stays reproducible.
+    """
+    rng = check_random_state(random_state)
+    to_set = {}
+    for key in sorted(estimator.get_params(deep=True)):
+        if key == "random_state" or key.endswith("__random_state"):
+            to_set[key] = int(rng.randint(_MAX_SEED))
+    if to_set:
+        estimator.set_params(**to_set)
+    return estimator
+
+
+def member_seeds(random_state, n):
+    """``n`` int seeds for ensemble members."""
+    rng = check_random_state(random_state)
+    return rng.randint(_MAX_SEED, size=n)
+
+
+def is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def hstack(X, Z):
+    """``[X, Z]`` for dense or sparse X (Z dense)."""
+    if sp.issparse(X):
+        return sp.hstack([X, sp.csr_matrix(Z)], format="csr")
+    return np.hstack([X, Z])
+
+
+def positive_scores(estimator, X):
+    """P(class 1) from a fitted binary classifier, as one (n,) array.
+
+    Uses ``predict_proba`` when the estimator has it, else the logistic of
+    ``decision_function`` (a monotone score, not a calibrated probability), else
+    the 0/1 prediction.
+    """
+    classes = np.asarray(estimator.classes_)
+    if hasattr(estimator, "predict_proba"):
+        P = np.asarray(estimator.predict_proba(X))
+        out = np.zeros(P.shape[0])
+        hit = np.flatnonzero(classes == 1)
+        if hit.size:
+            out = P[:, hit[0]]
+        return out.astype(np.float64, copy=False)
+    if hasattr(estimator, "decision_function"):
+        d = np.asarray(estimator.decision_function(X), dtype=np.float64).reshape(-1)
+        # decision_function is positive for classes_[1].
+        return expit(d) if classes[-1] == 1 else expit(-d)
+    return (np.asarray(estimator.predict(X)) == 1).astype(np.float64)
+
+
+class LabelClassifier(ClassifierMixin, BaseEstimator):
+    """One binary label: ``estimator`` when y has two classes, a constant otherwise.
+
+    Base classifiers (LogisticRegression, SVC, ...) refuse a training target with
+    one class, and sklearn's ClassifierChain indexes ``predict_proba[:, 1]``; this
+    wrapper always reports ``classes_ = [0, 1]`` and a two-column
+    ``predict_proba``, so that a label that is constant in training (or in a
+    bootstrap sample, a cross-validation fold, a pairwise subset) predicts that
+    constant.
+
+    Parameters
+    ----------
+    estimator : classifier
+        Fitted only when y has both classes.
+
+    Attributes
+    ----------
+    estimator_ : classifier or None
+        None when the training target was constant.
+    constant_ : int or None
+        The constant 0/1 prediction, or None.
+    classes_ : ndarray, always ``[0, 1]``
+    """
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def fit(self, X, y, **fit_params):
+        y = np.asarray(y).reshape(-1)
+        self.classes_ = np.array([0, 1])
+        values = np.unique(y)
+        if values.size == 1:
+            self.constant_ = int(values[0])
+            self.estimator_ = None
+        else:
+            self.constant_ = None
+            self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+        if hasattr(X, "shape"):
+            self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "classes_")
+        if self.estimator_ is None:
+            return np.full(X.shape[0], self.constant_, dtype=np.int64)
+        return (np.asarray(self.estimator_.predict(X)) == 1).astype(np.int64)
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "classes_")
+        if self.estimator_ is None:
+            p1 = np.full(X.shape[0], float(self.constant_))
+        else:
+            p1 = positive_scores(self.estimator_, X)
+        return np.column_stack([1.0 - p1, p1])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def fit_label(estimator, X, y):
+    """A fitted :class:`LabelClassifier` for one label."""
+    return LabelClassifier(estimator).fit(X, y)
+
+
+def label_scores(model, X):
+    """(n,) P(label = 1) from a fitted :class:`LabelClassifier`."""
+    return model.predict_proba(X)[:, 1]
+
+
+def proba_list_to_matrix(probas):
+    """MultiOutputClassifier's list of (n, 2) arrays -> one (n, q) array of P(1)."""
+    return np.column_stack([np.asarray(P)[:, -1] for P in probas])

@@ -1,0 +1,97 @@
+"""The stacking threshold model of seed 003, Knowl 6 (Elisseeff and Weston 2002).
+
+For real-valued scores ``f(x) = (f(x, y_1), ..., f(x, y_q))`` the threshold is a
+linear function of the scores, ``t(x) = <w*, f(x)> + b*``, fitted by least squares
+to per-instance target thresholds
+
+    s(x_i) = argmin_a |{y_j in Y_i : f(x_i, y_j) <= a}| + |{y_k not in Y_i : f(x_i, y_k) >= a}|
+
+and the bipartition is ``{y_j : f(x, y_j) > t(x)}``. Used by Rank-SVM (Knowl 13),
+BP-MLL (Knowl 14) and :class:`~mlknn.baselines.ThresholdCalibration`.
+
+Choices the review leaves open (documented in docs/baselines.md):
+
+* the argmin is searched over cut points strictly between consecutive distinct
+  sorted scores of the instance, plus one cut below the smallest and one above
+  the largest score, placed ``delta`` away, where ``delta`` is half the median
+  positive gap between consecutive sorted scores over the training set (0.5 if
+  there is no positive gap);
+* when several cuts make the fewest errors, the middle one (lower median of the
+  minimising cut indices) is taken;
+* the least-squares problem is solved by ``numpy.linalg.lstsq`` (minimum-norm
+  solution when the score columns are collinear).
+"""
+
+import numpy as np
+
+
+def _cut_points(F):
+    """Sorted scores, candidate thresholds (n, q + 1) and which cuts are valid."""
+    F = np.asarray(F, dtype=np.float64)
+    order = np.argsort(F, axis=1, kind="stable")
+    Fs = np.take_along_axis(F, order, axis=1)
+    gaps = np.diff(Fs, axis=1)
+    positive = gaps[gaps > 0]
+    delta = 0.5 * float(np.median(positive)) if positive.size else 0.5
+    n, q = F.shape
+    cuts = np.empty((n, q + 1))
+    cuts[:, 0] = Fs[:, 0] - delta
+    cuts[:, q] = Fs[:, -1] + delta
+    cuts[:, 1:q] = 0.5 * (Fs[:, :-1] + Fs[:, 1:])
+    valid = np.ones((n, q + 1), dtype=bool)
+    valid[:, 1:q] = gaps > 0
+    return order, cuts, valid
+
+
+def threshold_targets(F, Y):
+    """Target thresholds s(x_i) of Knowl 6, one per row of ``F``.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, q)
+        Training scores.
+    Y : ndarray of shape (n, q)
+        0/1 relevance.
+
+    Returns
+    -------
+    s : ndarray of shape (n,)
+    """
+    F = np.asarray(F, dtype=np.float64)
+    Y = np.asarray(Y)
+    order, cuts, valid = _cut_points(F)
+    Ys = np.take_along_axis(Y, order, axis=1).astype(np.int64)
+    n = F.shape[0]
+    zero = np.zeros((n, 1), dtype=np.int64)
+    # Cut r puts the r smallest scores below the threshold.
+    rel_below = np.hstack([zero, np.cumsum(Ys, axis=1)])
+    irr_below = np.hstack([zero, np.cumsum(1 - Ys, axis=1)])
+    errors = rel_below + (irr_below[:, -1:] - irr_below)
+    errors = np.where(valid, errors, np.iinfo(np.int64).max)
+    best = errors.min(axis=1, keepdims=True)
+    is_best = errors == best
+    # Lower median of the minimising cut indices.
+    rank = np.cumsum(is_best, axis=1)
+    target = (is_best.sum(axis=1, keepdims=True) - 1) // 2
+    pick = np.argmax(is_best & (rank == target + 1), axis=1)
+    return cuts[np.arange(n), pick]
+
+
+def fit_threshold_model(F, Y):
+    """Least-squares ``(w*, b*)`` of Knowl 6.
+
+    Returns
+    -------
+    coef : ndarray of shape (q,)
+    intercept : float
+    """
+    F = np.asarray(F, dtype=np.float64)
+    s = threshold_targets(F, Y)
+    A = np.hstack([F, np.ones((F.shape[0], 1))])
+    sol, *_ = np.linalg.lstsq(A, s, rcond=None)
+    return sol[:-1], float(sol[-1])
+
+
+def apply_threshold(F, coef, intercept):
+    """t(x) = <w*, f(x)> + b* for each row of ``F``; shape (n,)."""
+    return np.asarray(F, dtype=np.float64) @ coef + intercept
