@@ -27,8 +27,7 @@ import re
 import warnings
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from os import PathLike
+from dataclasses import dataclass
 from pathlib import Path
 
 import arff
@@ -46,6 +45,7 @@ __all__ = [
     "label_indices_from_meka",
     "encode",
     "unescape_name",
+    "arff_stem",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -113,9 +113,9 @@ def _is_gzip(path):
 def _open_text(path, encoding):
     """Open ``path`` as text, transparently decompressing gzip.
 
-    gzip is recognised by its magic bytes rather than by the suffix, so a
-    ``.arff.gz`` that is in fact plain text still loads, and a ``.gz`` file
-    that is neither raises :class:`DatasetFormatError`.
+    gzip is recognised by its magic bytes, so a gzip stream loads whatever
+    its name; a ``.gz`` file without the magic bytes raises
+    :class:`DatasetFormatError` (a mislabelled or corrupt download).
     """
     path = Path(path)
     if _is_gzip(path):
@@ -147,18 +147,20 @@ class _LineCounter:
         self._fp = fp
         self.lineno = 0
         self.n_data = 0
+        self.in_data = False
+        self.eof = False
 
     def __iter__(self):
-        in_data = False
         for line in self._fp:
             self.lineno += 1
-            if in_data:
+            if self.in_data:
                 s = line.strip()
                 if s and not s.startswith("%"):
                     self.n_data += 1
             elif line.strip(" \r\n").upper().startswith("@DATA"):
-                in_data = True
+                self.in_data = True
             yield line
+        self.eof = True
 
 
 def _peek_is_sparse(path, encoding):
@@ -206,8 +208,9 @@ class ArffContents:
     """Raw decoded contents of one ARFF file.
 
     Nominal values are stored as their index in the declared domain
-    (``encode_nominal=True``); missing values ``?`` are NaN.
-    String attributes are not stored (their values are ``None`` in ``values``).
+    (``encode_nominal=True``); missing values ``?`` are NaN. The values of
+    string attributes are not kept (NaN in ``dense``, absent from the
+    sparse triplets).
     """
 
     path: Path
@@ -223,7 +226,6 @@ class ArffContents:
     rows: np.ndarray | None = None
     cols: np.ndarray | None = None
     vals: np.ndarray | None = None
-    string_values: dict = field(default_factory=dict)  # attr -> list (dense only)
 
     def line_of_row(self, row):
         """1-based line number of data row ``row`` (re-scans the file)."""
@@ -254,8 +256,11 @@ def _decode(path, encoding):
         msg = str(exc)
         # liac-arff's messages end in "at line N"/"in line N"; we put the line
         # first (DatasetFormatError) and keep liac-arff's text for detail.
-        if sparse and isinstance(exc, arff.BadLayout) and "Error parsing" not in msg:
+        in_data = counter is not None and counter.in_data
+        if sparse and in_data and isinstance(exc, arff.BadLayout) and "Error parsing" not in msg:
             msg += " (a dense row in a file whose first data row is sparse?)"
+        if isinstance(exc, arff.BadLayout) and not in_data and counter.eof:
+            msg += " (no @data section: truncated file?)"
         raise DatasetFormatError(
             f"malformed ARFF ({type(exc).__name__}): {msg}",
             path=path,
@@ -335,9 +340,8 @@ def read_arff(path):
         else:
             data = obj["data"]
             if is_string.any():
-                str_idx = np.flatnonzero(is_string)
-                for j in str_idx:
-                    contents.string_values[int(j)] = [r[j] for r in data]
+                # String columns are dropped later; blank them so that the
+                # rest converts to float in one call.
                 data = [[None if s else v for v, s in zip(r, is_string)] for r in data]
             dense = np.array(data, dtype=np.float64) if data else np.empty((0, m))
             contents.dense = dense.reshape(len(data), m)

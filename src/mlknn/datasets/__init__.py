@@ -1,0 +1,315 @@
+"""Multi-label benchmark datasets (MULAN / MEKA ARFF) and synthetic data.
+
+The benchmark files live outside the package, in the folder named by the
+``MLKNN_DATA`` environment variable (or the ``data_home`` argument), which
+holds ``MANIFEST.tsv`` and one sub-folder per dataset.
+
+Public API
+----------
+load
+    A dataset by MANIFEST name (``load("emotions")``, ``split="train"``) or
+    any ARFF file by path.
+load_arff
+    One ARFF file, with explicit control over where the labels are.
+list_datasets
+    The MANIFEST rows as dicts.
+dataset_stats, label_stats
+    n, d, q, label cardinality / density / diversity; per-label counts.
+make_simulated_2d, make_multilabel
+    Synthetic data (Younes et al. 2011's 2-D set; scikit-learn's generator).
+DatasetFormatError
+    Raised for malformed files (subclass of ValueError).
+data_home
+    The resolved dataset folder.
+
+Label conventions
+-----------------
+* MULAN files: the labels are the attributes named in the ``.xml`` file
+  beside the ARFF, matched by name after removing ARFF backslash escapes on
+  both sides. A ``-C q`` in a MULAN ``@relation`` is ignored (it is wrong for
+  ``medical`` and ``llog``).
+* MEKA files: ``-C q`` in the ``@relation`` name; q > 0 means the first q
+  attributes, q < 0 the last |q|.
+* The columns of ``Y`` follow the ARFF attribute order (not the XML order,
+  which differs for yeast and enron); ``label_names`` gives that order.
+* Names are returned with ARFF backslash escapes removed
+  (``TAG_m'usica``).
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import Bunch
+
+from . import _arff
+from ._arff import DatasetFormatError
+from ._manifest import data_home, read_manifest
+from ._stats import dataset_stats, label_stats
+from ._synthetic import make_multilabel, make_simulated_2d
+
+__all__ = [
+    "load",
+    "load_arff",
+    "list_datasets",
+    "dataset_stats",
+    "label_stats",
+    "make_simulated_2d",
+    "make_multilabel",
+    "DatasetFormatError",
+    "data_home",
+]
+
+_SPLITS = (None, "train", "test")
+
+
+def _read_file(path, *, xml=None, meka_c=None, fmt=None):
+    """Decode one ARFF file and split it into X / Y.
+
+    ``fmt='mulan'`` requires an XML (found beside the file if ``xml`` is
+    None); ``fmt='meka'`` uses ``-C``; ``fmt=None`` prefers an XML beside the
+    file and falls back to ``-C``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"ARFF file {str(path)!r} not found")
+    if xml is None and fmt != "meka" and meka_c is None:
+        xml = _arff.find_mulan_xml(path)
+    contents = _arff.read_arff(path)
+    sources = [str(path)]
+    if meka_c is not None:
+        label_idx = _arff.label_indices_from_meka(contents, int(meka_c))
+        fmt = "meka"
+    elif xml is not None:
+        names = _arff.read_mulan_xml(xml)
+        label_idx = _arff.label_indices_from_names(contents, names, xml_path=xml)
+        sources.append(str(xml))
+        fmt = "mulan"
+    elif fmt == "mulan":
+        raise DatasetFormatError(
+            "MULAN file without its .xml label file (looked for "
+            f"{_arff.arff_stem(path)}.xml and the stem without -train/-test/-sparse)",
+            path=path,
+        )
+    else:
+        q = _arff.meka_label_count(contents.relation)
+        if q is None:
+            raise DatasetFormatError(
+                "cannot tell which attributes are labels: no MULAN .xml beside the "
+                "file and no MEKA '-C q' in the @relation name "
+                f"({contents.relation!r})",
+                path=path,
+            )
+        label_idx = _arff.label_indices_from_meka(contents, q)
+        fmt = "meka"
+    X, Y, feature_names, label_names = _arff.encode(contents, label_idx)
+    return X, Y, feature_names, label_names, sources, fmt
+
+
+def load_arff(path, *, xml=None, n_labels=None, return_X_y=False):
+    """Load one multi-label ARFF file (dense or sparse, plain or gzip).
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.arff`` or ``.arff.gz`` file.
+    xml : str or path-like, default=None
+        MULAN label file. When None (and ``n_labels`` is None) the ``.xml``
+        beside the file is used if there is one: same stem, else the stem
+        without ``-sparse`` and/or ``-train``/``-test``
+        (``Corel5k-train-sparse.arff`` -> ``Corel5k.xml``).
+    n_labels : int, default=None
+        MEKA-style label count overriding the file: q > 0 takes the first q
+        attributes as labels, q < 0 the last |q|. When None and no XML is
+        found, MEKA's ``-C q`` in the ``@relation`` name is used.
+    return_X_y : bool, default=False
+        Return ``(X, Y)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        See :func:`load`. ``name`` is the file stem (``emotions-train``).
+    (X, Y) : tuple
+        If ``return_X_y`` is True.
+
+    Raises
+    ------
+    DatasetFormatError
+        Malformed ARFF / gzip / XML (the message names the file and line), or
+        no way to tell which attributes are labels.
+    """
+    if xml is not None and n_labels is not None:
+        raise ValueError("pass at most one of xml and n_labels")
+    X, Y, fn, ln, sources, fmt = _read_file(path, xml=xml, meka_c=n_labels)
+    if return_X_y:
+        return X, Y
+    return Bunch(
+        X=X,
+        Y=Y,
+        feature_names=fn,
+        label_names=ln,
+        name=_arff.arff_stem(path),
+        source=sources,
+        format=fmt,
+        split=None,
+    )
+
+
+def _entries(home):
+    return read_manifest(data_home(home))
+
+
+def list_datasets(data_home=None):
+    """The datasets of ``MANIFEST.tsv``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        Dataset folder; default ``$MLKNN_DATA``.
+
+    Returns
+    -------
+    datasets : list of dict
+        One dict per MANIFEST row, in file order, with ``name``, ``format``
+        ('mulan' or 'meka'), ``n``, ``d``, ``q``, ``ldiv`` (int), ``lcard``,
+        ``ldens`` (float, as rounded in the manifest), ``sparse`` (bool), and
+        also ``label_location``, ``splits`` (the fixed splits available,
+        e.g. ``('train', 'test')``) and ``files``.
+    """
+    return [e.as_dict() for e in _entries(data_home).values()]
+
+
+def _looks_like_path(name_or_path):
+    if isinstance(name_or_path, PathLike):
+        return True
+    s = str(name_or_path)
+    low = s.lower()
+    return low.endswith((".arff", ".arff.gz", ".gz")) or "/" in s or "\\" in s
+
+
+def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
+    """Load a multi-label dataset by MANIFEST name or ARFF path.
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A name from ``MANIFEST.tsv`` (``'emotions'``, ``'tmc2007-500'``,
+        case-insensitive) or a path to an ``.arff`` / ``.arff.gz`` file.
+        A path is handled by :func:`load_arff` (MULAN ``.xml`` beside the
+        file, else MEKA ``-C q``).
+    split : {None, 'train', 'test'}, default=None
+        For a name: None gives the whole dataset - the union file
+        (``emotions.arff``, ``Corel5k-sparse.arff``), or train followed by
+        test where the source has no union file (``scene``). ``'train'`` /
+        ``'test'`` give the source's fixed split file
+        (``emotions-train.arff``). Must be None for a path.
+    return_X_y : bool, default=False
+        Return ``(X, Y)`` instead of a Bunch.
+    data_home : str or path-like, default=None
+        Dataset folder; default ``$MLKNN_DATA``.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``X``: float64 ndarray (n, d), or CSR float64 for sparse ARFF files.
+        ``Y``: uint8 ndarray (n, q) of 0/1, columns in ARFF attribute order.
+        ``feature_names``, ``label_names``: lists of str (ARFF escapes
+        removed). ``name``: dataset name (or file stem for a path).
+        ``source``: list of the files read. ``format``: 'mulan' or 'meka'.
+        ``split``: the ``split`` argument.
+
+        Features: numeric as is; nominal ``{0,1}`` as 0/1; other nominal
+        attributes one-hot encoded (``attr=value``); string attributes and
+        nominal identifiers (a distinct value on every row) dropped with a
+        warning. A missing value ``?`` raises :class:`DatasetFormatError`
+        (naming file, attribute and line): NaN would silently corrupt
+        distances in kNN methods.
+    (X, Y) : tuple
+        If ``return_X_y`` is True.
+
+    Raises
+    ------
+    ValueError
+        Unknown dataset name (the message lists the available names), or a
+        split the dataset does not have.
+    RuntimeError
+        A name was given but neither ``data_home`` nor ``MLKNN_DATA`` is set.
+    DatasetFormatError
+        A malformed file.
+
+    Examples
+    --------
+    >>> data = load("emotions")                      # doctest: +SKIP
+    >>> data.X.shape, data.Y.shape                   # doctest: +SKIP
+    ((593, 72), (593, 6))
+    >>> X, Y = load("emotions", split="train", return_X_y=True)  # doctest: +SKIP
+    """
+    if split not in _SPLITS:
+        raise ValueError(f"split must be None, 'train' or 'test', got {split!r}")
+    if _looks_like_path(name_or_path):
+        if split is not None:
+            raise ValueError("split is only meaningful for a dataset name, not a file path")
+        return load_arff(name_or_path, return_X_y=return_X_y)
+
+    name = str(name_or_path)
+    entries = _entries(data_home)
+    entry = entries.get(name)
+    if entry is None:
+        by_lower = {k.lower(): v for k, v in entries.items()}
+        entry = by_lower.get(name.lower())
+    if entry is None:
+        raise ValueError(
+            f"unknown dataset {name!r}; available: {', '.join(entries)} "
+            "(or pass a path to an .arff file)"
+        )
+
+    xml = entry.xml_file if entry.format == "mulan" else None
+    if entry.format == "mulan" and xml is None:
+        raise DatasetFormatError(f"MANIFEST lists no .xml for MULAN dataset {entry.name!r}")
+    fmt = entry.format
+
+    if split is not None:
+        files = [entry.split_file(split)]
+        if files[0] is None:
+            raise ValueError(
+                f"dataset {entry.name!r} has no fixed {split!r} split in its source "
+                f"(available splits: {list(entry.splits) or 'none'}); split it yourself"
+            )
+    else:
+        union = entry.split_file(None)
+        if union is not None:
+            files = [union]
+        elif entry.splits == ("train", "test"):
+            files = [entry.split_file("train"), entry.split_file("test")]
+        else:
+            raise DatasetFormatError(f"MANIFEST lists no ARFF file for {entry.name!r}")
+
+    parts = [_read_file(f, xml=xml, fmt=fmt) for f in files]
+    X, Y, fn, ln, sources, fmt = parts[0]
+    if len(parts) > 1:
+        # train + test: the halves must describe the same attributes.
+        for other in parts[1:]:
+            if other[2] != fn or other[3] != ln:
+                raise DatasetFormatError(
+                    f"train and test files of {entry.name!r} have different attributes",
+                    path=other[4][0],
+                )
+        Xs = [p[0] for p in parts]
+        X = sp.vstack(Xs, format="csr") if sp.issparse(X) else np.vstack(Xs)
+        Y = np.vstack([p[1] for p in parts])
+        sources = [p[4][0] for p in parts] + ([str(xml)] if xml is not None else [])
+    if return_X_y:
+        return X, Y
+    return Bunch(
+        X=X,
+        Y=Y,
+        feature_names=fn,
+        label_names=ln,
+        name=entry.name,
+        source=sources,
+        format=fmt,
+        split=split,
+    )
