@@ -1,0 +1,367 @@
+"""MLHiKNN: multi-label hubness information-based kNN (seed 001, Mathematics 2025).
+
+Notation follows seed 001 section 3: D the training set (n = |D| instances), q
+labels, k neighbours, ``O_k(x)`` the k-occurrence and ``O_k^l(x)`` the label
+k-occurrence of a training instance x, s the smoothing parameter, lambda the
+threshold parameter (here ``fuzziness``), beta the distance-weighting parameter.
+
+The equations, as arrays (no Python loop over instances or labels):
+
+* Algorithm 1 with each instance appended to its own k-neighbourhood:
+  ``O_k(x) = 1 + #{x' != x : x in D_k(x')}`` and
+  ``O_k^l(x) = y_x^l + #{x' != x : x in D_k(x'), y_{x'}^l = 1}``
+  (one sparse product ``A^T Y`` with A the leave-one-out adjacency);
+* eqs 7-8: ``p_1^l(x) = (O_k^l(x) + s) / (O_k(x) + 2 s)``, ``p_0 = 1 - p_1``;
+* eq 19: ``g(x) = 1 - log_{lambda k} min(O_k(x), lambda k)``; eq 28:
+  ``g = 0`` when ``lambda k <= 1``; eq 29: ``g = 1`` when lambda = +inf;
+* eqs 9-10: ``u_1^l = g y^l + (1 - g) p_1^l``, ``u_0^l = g (1 - y^l) + (1 - g) p_0^l``;
+* eq 20: ``w_d(t, x) = |t - x|^(-2/(beta-1)) / sum_{x'} |t - x'|^(-2/(beta-1))``;
+* eq 25: ``w_h(t, x) = (log n - log O_k(x)) / sum_{x'} (log n - log O_k(x'))``;
+* eqs 5-6: ``v_b^l(t) = sum_x w_d w_h u_b^l(x)``, ``r^l(t) = v_1 / (v_0 + v_1)``;
+* Algorithm 2 lines 21-23 / Algorithm 3 lines 11-13: one logistic regression per
+  label on the q relevance scores.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+
+from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
+from ..hubness import k_occurrence
+from ..utils._param_validation import Interval, Real, StrOptions
+
+VARIANTS = ("g1", "g0", "h1", "d1", "fo")
+
+#: Settings of the per-label logistic regressions (see the class docstring).
+LOGISTIC_PARAMS = {"C": 1.0, "solver": "newton-cholesky", "max_iter": 100, "tol": 1e-10}
+
+
+class MLHiKNN(KNNMultiLabelBase):
+    """Multi-label hubness information-based k-nearest neighbours (MLHiKNN).
+
+    Training (Algorithm 2): from the leave-one-out k-neighbourhoods, count the
+    k-occurrence ``O_k(x)`` and label k-occurrence ``O_k^l(x)`` of every training
+    instance with the instance appended to its own neighbourhood (Algorithm 1 and
+    the paragraph before it, so ``O_k >= 1``); turn them into fuzzy memberships
+    ``u_b^l(x)`` (eqs 7-10, 19); compute each training instance's relevance scores
+    ``r^l(x)`` from its leave-one-out neighbourhood (its own membership takes no
+    part, Algorithm 2 line 17) with distance weights ``w_d`` (eq 20) and hubness
+    weights ``w_h`` (eq 25) (eqs 5-6); fit one logistic regression per label l on
+    the q scores ``(r^1(x), ..., r^q(x))`` with target ``y_x^l``.
+
+    Prediction (Algorithm 3): the query's relevance scores from its k
+    neighbourhood, then the label's logistic regression. ``predict_proba``
+    returns each regression's P(label = 1); ``predict`` is ``proba > 0.5``
+    (a probability of exactly 0.5 predicts 0).
+
+    **Logistic regression settings.** scikit-learn's ``LogisticRegression`` with
+    its defaults (L2 penalty, C = 1, lbfgs, intercept), as seed 001 says "other
+    parameters followed the default settings"; only ``max_iter=1000`` and
+    ``tol=1e-8`` are tightened so that the optimiser reaches the (unique, strictly
+    convex) optimum rather than stopping at 100 iterations: the result is then a
+    function of the data, not of the solver's path. The inputs are already in
+    [0, 1], so no scaling is applied. A label that is constant in the training
+    set (all 0 or all 1) has no regression: it predicts that constant, with
+    probability exactly 0 or 1.
+
+    **Readings of the text.**
+
+    * ``|D|`` in eq 25 is n, the number of training instances; with the
+      self-appended counts ``1 <= O_k(x) <= n``, so ``w_h >= 0``, and ``w_h = 0``
+      exactly when x is in every neighbourhood (eq 21).
+    * If every neighbour of a point has ``O_k = n`` the denominator of eq 25 is 0:
+      the hubness weights are then uniform, 1/k (hubness tells nothing).
+    * **Zero distances (eq 20).** ``|t - x|^(-2/(beta-1))`` is infinite when t
+      coincides with a neighbour. The rule is the limit of eq 20 as those
+      distances go to 0 together: the neighbours at distance exactly 0 share the
+      weight equally and every other neighbour gets 0. For numerical safety the
+      weights are computed as ``(d_min / d)^(2/(beta-1))``, normalised (the same
+      value, without overflow).
+    * If ``sum_x w_d w_h = 0`` (possible only when every neighbour at distance 0
+      has ``w_h = 0``), eq 6 is 0/0: the product weights are then uniform.
+    * eq 19 at ``lambda k = 1`` has log base 1: eq 28 gives g = 0 for every
+      ``lambda <= 1/k``, which is applied.
+    * The ablation variants of Table 14 (``variant``): "g1" / "g0" fix g at 1 / 0
+      in eqs 9-10; "h1" / "d1" fix ``w_h`` / ``w_d`` at 1 in eq 5; "fo" drops the
+      logistic regressions: ``predict_proba`` returns ``r^l`` and ``predict`` is
+      ``r^l >= 0.5`` (Table 14's rule, >= not >).
+    * With ``hubness`` set (not part of seed 001, which names the combination as
+      future work), the neighbourhoods D_k and the k-occurrences come from the
+      re-ranked graph, and ``w_d`` keeps the primary distance ``|t - x|`` of eq 20.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=20
+        k (seed 001 section 4.1.2).
+    fuzziness : float, default=3.0
+        lambda of eqs 15 and 19, the threshold parameter: g(x) falls from 1 at
+        ``O_k(x) = 1`` to 0 at ``O_k(x) >= lambda k``. Larger values keep more of
+        each instance's own labels (``np.inf``: g = 1, crisp memberships, eq 29);
+        ``lambda <= 1/k`` gives g = 0 (eq 28). Must be > 0. (Named ``fuzziness``
+        rather than ``lambda_``: a trailing underscore marks fitted attributes in
+        scikit-learn, and ``check_is_fitted`` would take a ``lambda_`` parameter
+        for a fitted attribute.)
+    beta : float, default=2.0
+        beta of eq 20, > 1; the exponent is ``-2/(beta-1)`` (-2 at the default;
+        ``np.inf`` gives uniform distance weights).
+    smoothing : float, default=1.0
+        s of eq 7, >= 0 (1: Laplace smoothing).
+    variant : {None, "g1", "g0", "h1", "d1", "fo"}, default=None
+        An ablation variant of Table 14; None is the full model.
+    hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
+        Hubness reduction applied to every neighbour graph (see
+        :mod:`mlknn.hubness`).
+    neighbors : str or object, default="brute"
+        Neighbour-search backend (see :mod:`mlknn.neighbors`).
+    metric : str, default="euclidean"
+    n_jobs : int, optional
+        Parallel jobs (joblib) for the q logistic regressions.
+
+    Attributes
+    ----------
+    k_occurrence_ : ndarray of shape (n_train,)
+        ``O_k(x)``, self-appended (>= 1).
+    label_k_occurrence_ : ndarray of shape (n_train, n_labels)
+        ``O_k^l(x)``, self-appended.
+    fuzzy_weight_ : ndarray of shape (n_train,)
+        g(x) (eq 19, or the variant's constant).
+    membership_ : ndarray of shape (n_train, n_labels)
+        ``u_1^l(x)``; ``u_0^l(x) = 1 - u_1^l(x)`` (eq 11).
+    train_relevance_ : ndarray of shape (n_train, n_labels)
+        ``r^l(x)`` of the training instances (leave-one-out neighbourhoods), the
+        inputs of the logistic regressions.
+    coef_ : ndarray of shape (n_labels, n_labels)
+        Row l: the weights of label l's logistic regression (zeros for a
+        constant label and for ``variant="fo"``).
+    intercept_ : ndarray of shape (n_labels,)
+    constant_ : ndarray of shape (n_labels,)
+        The training value of a constant label, NaN for the others.
+    nn_ : fitted neighbour backend
+    hubness_ : fitted hubness reduction (only when ``hubness`` is set)
+    n_labels_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    MLkNN : the Bayesian kNN rule MLHiKNN is compared with.
+    IBLR : logistic regression on neighbour label counts.
+    mlknn.hubness : hubness measures and reduction.
+
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), Algorithms 1-3, eqs 5-25, Table 14.
+
+    Examples
+    --------
+    >>> from mlknn import MLHiKNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=200, random_state=0)
+    >>> clf = MLHiKNN(n_neighbors=10).fit(data.X, data.Y)
+    >>> clf.predict_proba(data.X[:2]).shape
+    (2, 5)
+    """
+
+    _parameter_constraints = {
+        **KNNMultiLabelBase._parameter_constraints,
+        "fuzziness": [Interval(Real, 0, None, closed="right")],
+        "beta": [Interval(Real, 1, None, closed="right")],
+        "smoothing": [Interval(Real, 0, None, closed="left")],
+        "variant": [StrOptions(set(VARIANTS)), None],
+        "hubness": HUBNESS_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        n_neighbors=20,
+        *,
+        fuzziness=3.0,
+        beta=2.0,
+        smoothing=1.0,
+        variant=None,
+        hubness=None,
+        neighbors="brute",
+        metric="euclidean",
+        n_jobs=None,
+    ):
+        self.n_neighbors = n_neighbors
+        self.fuzziness = fuzziness
+        self.beta = beta
+        self.smoothing = smoothing
+        self.variant = variant
+        self.hubness = hubness
+        self.neighbors = neighbors
+        self.metric = metric
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------ training
+    def _fit_graph(self, graph, Y, X):
+        n, q = Y.shape
+        k = self.n_neighbors
+        O, OL = occurrence_counts(graph, Y)
+        self.k_occurrence_ = O
+        self.label_k_occurrence_ = OL
+        if self.variant == "g1":
+            g = np.ones(n)
+        elif self.variant == "g0":
+            g = np.zeros(n)
+        else:
+            g = fuzzy_weight(O, float(self.fuzziness), k)
+        self.fuzzy_weight_ = g
+        self.membership_ = membership(O, OL, Y, g, float(self.smoothing))
+        self.train_relevance_ = self._relevance(graph)
+        self.coef_ = np.zeros((q, q))
+        self.intercept_ = np.zeros(q)
+        self.constant_ = np.full(q, np.nan)
+        npos = Y.sum(axis=0)
+        const = (npos == 0) | (npos == n)
+        self.constant_[const] = (npos[const] == n).astype(float)
+        if self.variant == "fo":
+            return
+        todo = np.flatnonzero(~const)
+        R = self.train_relevance_
+        fits = Parallel(n_jobs=self.n_jobs)(delayed(_fit_logistic)(R, Y[:, l]) for l in todo)
+        for l, (coef, intercept) in zip(todo, fits):
+            self.coef_[l] = coef
+            self.intercept_[l] = intercept
+
+    def _relevance(self, graph):
+        """r^l(t) (eqs 5-6) for the points of a graph, shape (n_points, q)."""
+        k = self.n_neighbors
+        primary = getattr(graph, "primary_distances", None)
+        dist = graph.distances if primary is None else primary
+        wd = np.ones(dist.shape) if self.variant == "d1" else distance_weights(dist, float(self.beta))
+        if self.variant == "h1":
+            wh = np.ones(dist.shape)
+        else:
+            wh = hubness_weights(self.k_occurrence_[graph.indices], self.n_train_)
+        return relevance_scores(graph, wd * wh, self.membership_, k)
+
+    # ----------------------------------------------------------- prediction
+    def _predict_proba_graph(self, graph, X):
+        R = self._relevance(graph)
+        if self.variant == "fo":
+            return R
+        proba = expit(R @ self.coef_.T + self.intercept_)
+        const = ~np.isnan(self.constant_)
+        proba[:, const] = self.constant_[const]
+        return proba
+
+    def _predict_graph(self, graph, X):
+        proba = self._predict_proba_graph(graph, X)
+        if self.variant == "fo":
+            return (proba >= 0.5).astype(np.uint8)
+        return (proba > 0.5).astype(np.uint8)
+
+
+# ------------------------------------------------------------------ kernels
+def occurrence_counts(graph, Y):
+    """Self-appended k-occurrence and label k-occurrence (Algorithm 1).
+
+    Parameters
+    ----------
+    graph : NeighborGraph
+        Leave-one-out graph of the training set, k wide.
+    Y : ndarray of shape (n, q), 0/1
+
+    Returns
+    -------
+    O : ndarray of shape (n,), int64
+        ``1 + #{x' != x : x in D_k(x')}``.
+    OL : ndarray of shape (n, q), int64
+        ``y_x^l + #{x' != x : x in D_k(x'), y_{x'}^l = 1}``.
+    """
+    n = graph.n_points
+    O = 1 + k_occurrence(graph, n)
+    A = graph.to_csr(n).astype(np.int64)
+    Yi = np.asarray(Y, dtype=np.int64)
+    OL = Yi + np.asarray(A.T @ Yi)
+    return O, OL
+
+
+def fuzzy_weight(O, lam, k):
+    """g(x) of eq 19 (with eqs 28-29 at the ends of lambda's range).
+
+    Parameters
+    ----------
+    O : ndarray of shape (n,)
+        Self-appended k-occurrences (>= 1).
+    lam : float
+        lambda > 0 (may be inf).
+    k : int
+
+    Returns
+    -------
+    ndarray of shape (n,), in [0, 1]
+    """
+    O = np.asarray(O, dtype=np.float64)
+    t = lam * k
+    if np.isinf(t):
+        return np.ones_like(O)  # eq 29
+    if t <= 1.0:
+        return np.zeros_like(O)  # eq 28 (log base lambda k <= 1)
+    return 1.0 - np.log(np.minimum(O, t)) / np.log(t)
+
+
+def membership(O, OL, Y, g, s):
+    """u_1^l(x) (eqs 7, 9); u_0 = 1 - u_1 (eqs 8, 10, 11). Shape (n, q)."""
+    p1 = (OL + s) / (O[:, None] + 2.0 * s)
+    g = np.asarray(g, dtype=np.float64)[:, None]
+    return g * Y + (1.0 - g) * p1
+
+
+def distance_weights(dist, beta):
+    """w_d of eq 20 for every row of a (n_points, k) distance array.
+
+    Neighbours at distance 0 share the weight equally (the limit of eq 20); the
+    rest is computed as ``(d_min / d)^(2/(beta-1))``, normalised, which equals
+    eq 20 without overflowing for small distances.
+    """
+    dist = np.asarray(dist, dtype=np.float64)
+    m, k = dist.shape
+    if m == 0:
+        return np.empty((0, k))
+    e = 0.0 if np.isinf(beta) else 2.0 / (beta - 1.0)
+    zero = dist <= 0.0
+    has_zero = zero.any(axis=1)
+    dmin = dist.min(axis=1)
+    safe = np.where(has_zero[:, None], 1.0, dist)
+    ratio = np.where(has_zero, 1.0, dmin)[:, None] / safe
+    w = ratio**e
+    w = np.where(has_zero[:, None], zero.astype(np.float64), w)
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def hubness_weights(O_nbrs, n):
+    """w_h of eq 25 from the neighbours' self-appended k-occurrences.
+
+    Rows whose denominator is 0 (every neighbour has ``O_k = n``) get 1/k.
+    """
+    O_nbrs = np.asarray(O_nbrs, dtype=np.float64)
+    h = np.log(float(n)) - np.log(O_nbrs)
+    h = np.maximum(h, 0.0)
+    tot = h.sum(axis=1, keepdims=True)
+    k = O_nbrs.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = h / tot
+    return np.where(tot > 0, w, 1.0 / k)
+
+
+def relevance_scores(graph, weights, u1, k):
+    """r^l of eqs 5-6 with the product weights ``w_d w_h``; one sparse product.
+
+    Rows whose weights sum to 0 use uniform weights (eq 6 would be 0/0).
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    tot = w.sum(axis=1, keepdims=True)
+    w = np.where(tot > 0, w, 1.0 / k)
+    A = graph.to_csr(u1.shape[0], w)
+    v1 = np.asarray(A @ u1)
+    v0 = np.asarray(A @ (1.0 - u1))
+    return v1 / (v0 + v1)
+
+
+def _fit_logistic(R, y):
+    clf = LogisticRegression(**LOGISTIC_PARAMS).fit(R, y)
+    return clf.coef_[0].copy(), float(clf.intercept_[0])
