@@ -1,0 +1,47 @@
+"""Experiment harness: protocols x preprocessing x algorithms -> results DB.
+
+* :class:`ExperimentConfig` (with :class:`ProtocolConfig`,
+  :class:`PreprocessingConfig`) describes a grid; :func:`load_config` /
+  :func:`config_from_dict` read it from TOML.
+* :func:`run_experiment` runs (or completes) it into a :class:`ResultsDB`
+  (SQLite), searching neighbours once per fold for all kNN algorithms and k.
+* :mod:`mlknn.experiments` presets (:data:`PRESETS`, :func:`reproduce`) rerun the
+  seeds' protocols and compare with their published tables.
+
+See docs/experiments.md and docs/reproduction.md.
+"""
+
+from ._config import (
+    VARIANTS,
+    AlgorithmSpec,
+    ExperimentConfig,
+    PreprocessingConfig,
+    ProtocolConfig,
+    canonical_json,
+    config_from_dict,
+    load_config,
+    parse_param_option,
+    parse_value,
+)
+from ._results import CELL_COLUMNS, RESULT_COLUMNS, FoldMismatchError, ResultsDB
+from ._runner import count_cells, load_dataset, run_experiment
+
+__all__ = [
+    "CELL_COLUMNS",
+    "RESULT_COLUMNS",
+    "VARIANTS",
+    "AlgorithmSpec",
+    "ExperimentConfig",
+    "FoldMismatchError",
+    "PreprocessingConfig",
+    "ProtocolConfig",
+    "ResultsDB",
+    "canonical_json",
+    "config_from_dict",
+    "count_cells",
+    "load_config",
+    "load_dataset",
+    "parse_param_option",
+    "parse_value",
+    "run_experiment",
+]

@@ -1,0 +1,463 @@
+"""Experiment configuration: frozen dataclasses, grid expansion, TOML loading.
+
+An experiment is datasets x algorithm configurations x (repeat, fold) of one
+protocol, with one preprocessing per dataset. An algorithm configuration is a
+registry name (:mod:`mlknn._registry`) plus explicit parameters; the grid
+over ``k`` (``n_neighbors``) and over ``params`` is expanded by
+:meth:`ExperimentConfig.specs`.
+"""
+
+import itertools
+import json
+import math
+from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
+
+from ..model_selection import make_protocol
+
+#: Harness-level variants: "name:variant" runs the registry estimator ``name``
+#: but scores it differently (see ``_runner._VARIANTS``).
+VARIANTS = {
+    ("mlknn", "skml"): (
+        "ML-kNN as scikit-multilearn's MLkNN (default ignore_first_neighbours=0) computes "
+        "it: each training instance counts itself among its k neighbours when the "
+        "likelihoods are estimated, and predict_proba returns the unnormalised prior x "
+        "likelihood P(H1) P(E|H1) instead of the posterior"
+    ),
+    ("brknna", "skml"): (
+        "BRkNN-a read as scikit-multilearn's BRkNNaClassifier behaves: plain BR-kNN "
+        "(the registry's 'brknn'), i.e. no empty-set correction"
+    ),
+}
+
+
+def canonical_json(obj):
+    """Deterministic JSON (sorted keys, no spaces) used as a key in the results DB."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def split_variant(name):
+    """``"mlknn:skml"`` -> ``("mlknn", "skml")``; ``"mlknn"`` -> ``("mlknn", None)``."""
+    base, _, variant = str(name).lower().partition(":")
+    return base, (variant or None)
+
+
+@dataclass(frozen=True)
+class ProtocolConfig:
+    """Which splitter, with which seed (see :func:`mlknn.model_selection.make_protocol`)."""
+
+    name: str = "5x2"
+    n_splits: int | None = None
+    n_repeats: int | None = None
+    test_size: float | None = None
+    stratify: bool = False
+    seed: int = 0
+
+    def splitter(self):
+        return make_protocol(
+            self.name,
+            n_splits=self.n_splits,
+            n_repeats=self.n_repeats,
+            test_size=self.test_size,
+            stratify=self.stratify,
+            random_state=self.seed,
+        )
+
+    def params(self):
+        return {"protocol": self.name, **self.splitter().params()}
+
+    def key(self):
+        return canonical_json(self.params())
+
+    def n_folds(self):
+        return self.splitter().get_n_splits()
+
+
+_SCALINGS = ("none", "minmax", "zscore")
+_SCOPES = ("train", "dataset")
+
+
+@dataclass(frozen=True)
+class PreprocessingConfig:
+    """Preprocessing of one dataset.
+
+    Parameters
+    ----------
+    scaling : {"none", "minmax", "zscore"}
+        Fitted on each training part (sparse-safe, see
+        :class:`mlknn.preprocessing.FeatureScaler`).
+    feature_selection : float, int or None
+        Chi-square selection fitted on each training part: a fraction in (0, 1]
+        or a number of features; None keeps all.
+    min_label_count : int
+        Remove labels with fewer positive instances (0: keep all).
+    label_scope : {"train", "dataset"}
+        ``train``: labels are counted on each training part (nothing from the
+        test part is used). ``dataset``: counted once on the whole dataset, and
+        instances left without any label are dropped before splitting - what
+        seed 001's Table 1 shows (enron 35 labels, corel5k 153 labels and 4985
+        instances).
+    """
+
+    scaling: str = "none"
+    feature_selection: float | int | None = None
+    min_label_count: int = 0
+    label_scope: str = "train"
+
+    def __post_init__(self):
+        if self.scaling not in _SCALINGS:
+            raise ValueError(f"The 'scaling' parameter must be one of {_SCALINGS}. Got {self.scaling!r} instead.")
+        fs = self.feature_selection
+        if fs is not None:
+            if isinstance(fs, bool) or not isinstance(fs, (Integral, Real)):
+                raise ValueError(
+                    "The 'feature_selection' parameter must be None, a float in (0, 1] or an int >= 1. "
+                    f"Got {fs!r} instead."
+                )
+            if isinstance(fs, Integral) and fs < 1 or (not isinstance(fs, Integral) and not 0 < fs <= 1):
+                raise ValueError(
+                    "The 'feature_selection' parameter must be None, a float in (0, 1] or an int >= 1. "
+                    f"Got {fs!r} instead."
+                )
+        m = self.min_label_count
+        if isinstance(m, bool) or not isinstance(m, Integral) or m < 0:
+            raise ValueError(f"The 'min_label_count' parameter must be an int >= 0. Got {m!r} instead.")
+        if self.label_scope not in _SCOPES:
+            raise ValueError(
+                f"The 'label_scope' parameter must be one of {_SCOPES}. Got {self.label_scope!r} instead."
+            )
+
+    def params(self):
+        return {
+            "scaling": self.scaling,
+            "feature_selection": self.feature_selection,
+            "min_label_count": int(self.min_label_count),
+            "label_scope": self.label_scope,
+        }
+
+    def key(self):
+        return canonical_json(self.params())
+
+    def dataset_level(self):
+        """The part applied to the whole dataset before splitting (None if nothing)."""
+        if self.label_scope == "dataset" and self.min_label_count > 0:
+            return {"min_label_count": int(self.min_label_count), "drop_unlabelled": True}
+        return None
+
+    def fold_level(self):
+        """Keyword arguments of :class:`mlknn.preprocessing.FoldPreprocessor`."""
+        return {
+            "scaling": self.scaling,
+            "feature_selection": self.feature_selection,
+            "min_label_count": int(self.min_label_count) if self.label_scope == "train" else 0,
+        }
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm configuration: registry name (optionally ``:variant``) and
+    its explicit parameters as a sorted tuple of (name, value)."""
+
+    name: str
+    params: tuple = ()
+
+    @property
+    def base(self):
+        return split_variant(self.name)[0]
+
+    @property
+    def variant(self):
+        return split_variant(self.name)[1]
+
+    def params_dict(self):
+        return dict(self.params)
+
+    def key(self):
+        return canonical_json(self.params_dict())
+
+    def label(self, hide=()):
+        shown = [(k, v) for k, v in self.params if k not in hide]
+        if not shown:
+            return self.name
+        return f"{self.name}(" + ", ".join(f"{'k' if k == 'n_neighbors' else k}={_fmt(v)}" for k, v in shown) + ")"
+
+
+def _fmt(v):
+    if isinstance(v, float) and math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return str(v)
+
+
+def parse_value(text):
+    """A command-line value: int, float (``inf`` too), bool, None or str."""
+    t = str(text).strip()
+    low = t.lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("inf", "+inf", "infinity"):
+        return math.inf
+    if low in ("-inf", "-infinity"):
+        return -math.inf
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        return t
+
+
+def parse_param_option(text):
+    """``"name=v1,v2"`` or ``"algorithm.name=v1,v2"`` -> (scope, name, values)."""
+    if "=" not in text:
+        raise ValueError(
+            f"The '--param' option must look like name=v1,v2 or algorithm.name=v1,v2. Got {text!r} instead."
+        )
+    lhs, rhs = text.split("=", 1)
+    lhs = lhs.strip()
+    scope, name = ("*", lhs)
+    if "." in lhs:
+        scope, name = lhs.split(".", 1)
+    values = tuple(parse_value(v) for v in rhs.split(",") if v.strip() != "")
+    if not name or not values:
+        raise ValueError(f"The '--param' option {text!r} names no parameter or no value.")
+    return scope.lower(), name, values
+
+
+def _coerce(value, default):
+    # An int given for a float parameter is stored as float, so that 3 and 3.0
+    # are the same cell.
+    if isinstance(default, float) and isinstance(value, Integral) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A full experiment.
+
+    Parameters
+    ----------
+    datasets : tuple of str
+        Names in ``$MLKNN_DATA`` (or paths to ARFF files, or ``simulated2d``).
+    algorithms : tuple of str
+        Registry names, optionally with a harness variant (``mlknn:skml``).
+    k : tuple of int
+        Values of ``n_neighbors`` for every algorithm that has it (empty: the
+        estimator default).
+    params : tuple of (scope, name, values)
+        Extra grid axes; scope ``"*"`` applies to every algorithm that has the
+        parameter, otherwise to the named algorithm only.
+    protocol : ProtocolConfig
+    preprocessing : PreprocessingConfig
+        Default preprocessing.
+    dataset_preprocessing : tuple of (dataset, PreprocessingConfig)
+        Per-dataset overrides (e.g. chi-square selection on text sets only).
+    neighbors, metric : str
+        Backend and distance of the shared neighbour search.
+    """
+
+    datasets: tuple
+    algorithms: tuple
+    k: tuple = ()
+    params: tuple = ()
+    protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
+    preprocessing: PreprocessingConfig = field(default_factory=PreprocessingConfig)
+    dataset_preprocessing: tuple = ()
+    neighbors: str = "brute"
+    metric: str = "euclidean"
+
+    def __post_init__(self):
+        if not self.datasets:
+            raise ValueError("The 'datasets' parameter must name at least one dataset. Got none.")
+        if not self.algorithms:
+            raise ValueError("The 'algorithms' parameter must name at least one algorithm. Got none.")
+        for k in self.k:
+            if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+                raise ValueError(f"The 'k' parameter must be a list of ints >= 1. Got {k!r} instead.")
+        for name in self.algorithms:
+            base, variant = split_variant(name)
+            if variant is not None and (base, variant) not in VARIANTS:
+                known = ", ".join(f"{b}:{v}" for b, v in VARIANTS)
+                raise ValueError(
+                    f"Unknown algorithm variant {name!r}. Known variants: {known}."
+                )
+
+    def preprocessing_for(self, dataset):
+        for name, prep in self.dataset_preprocessing:
+            if name == dataset:
+                return prep
+        return self.preprocessing
+
+    def search(self):
+        return {"neighbors": self.neighbors, "metric": self.metric}
+
+    def search_key(self):
+        return canonical_json(self.search())
+
+    def specs(self):
+        """Expand the grid into :class:`AlgorithmSpec` objects (deterministic order)."""
+        from .._registry import get_estimator_class
+
+        specs = []
+        used = set()
+        for name in self.algorithms:
+            base, variant = split_variant(name)
+            cls_name = "brknn" if (base, variant) == ("brknna", "skml") else base
+            try:
+                cls = get_estimator_class(cls_name)
+            except (ImportError, AttributeError) as exc:
+                raise ValueError(
+                    f"The algorithm {name!r} is registered but its module does not import here "
+                    f"({type(exc).__name__}: {exc})."
+                ) from exc
+            defaults = cls().get_params()
+            axes = {}
+            if self.k and "n_neighbors" in defaults:
+                axes["n_neighbors"] = tuple(int(k) for k in self.k)
+            for scope, pname, values in self.params:
+                if scope not in ("*", name.lower(), base):
+                    continue
+                if pname not in defaults:
+                    if scope == "*":
+                        continue
+                    raise ValueError(
+                        f"Unknown parameter {pname!r} for algorithm {name!r}; its parameters are: "
+                        f"{', '.join(sorted(defaults))}."
+                    )
+                used.add((scope, pname))
+                axes[pname] = tuple(_coerce(v, defaults[pname]) for v in values)
+            keys = sorted(axes)
+            for combo in itertools.product(*(axes[k] for k in keys)):
+                specs.append(AlgorithmSpec(name.lower(), tuple(zip(keys, combo))))
+        for scope, pname, _ in self.params:
+            if scope == "*" and ("*", pname) not in used:
+                raise ValueError(
+                    f"The parameter {pname!r} (--param {pname}=...) is not a parameter of any of the "
+                    f"algorithms {', '.join(self.algorithms)}."
+                )
+            if scope != "*" and scope not in {split_variant(a)[0] for a in self.algorithms} | {
+                a.lower() for a in self.algorithms
+            }:
+                raise ValueError(
+                    f"The parameter {scope}.{pname} names algorithm {scope!r}, which is not in the "
+                    f"experiment ({', '.join(self.algorithms)})."
+                )
+        seen, unique = set(), []
+        for s in specs:
+            if (s.name, s.params) not in seen:
+                seen.add((s.name, s.params))
+                unique.append(s)
+        return unique
+
+    def with_overrides(self, **changes):
+        return replace(self, **changes)
+
+
+def _as_tuple(value, what):
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    raise ValueError(f"The {what!r} entry of the config file must be a list or a comma-separated string. Got {value!r}.")
+
+
+def _prep_from_dict(d, base=None, where="preprocessing"):
+    allowed = {"scaling", "feature_selection", "min_label_count", "label_scope"}
+    unknown = set(d) - allowed - {"datasets"}
+    if unknown:
+        raise ValueError(
+            f"Unknown key(s) {sorted(unknown)} in [{where}] of the config file; allowed: {sorted(allowed)}."
+        )
+    base = base or PreprocessingConfig()
+    kw = {k: d[k] for k in allowed if k in d}
+    if kw.get("feature_selection") in ("none", "None", 0):
+        kw["feature_selection"] = None
+    return replace(base, **kw)
+
+
+def config_from_dict(d):
+    """Build an :class:`ExperimentConfig` from a parsed TOML document.
+
+    Layout::
+
+        datasets = ["emotions", "yeast"]
+        algorithms = ["mlknn", "dmlknn"]
+        k = [10, 20]
+        neighbors = "brute"          # optional
+        metric = "euclidean"         # optional
+
+        [protocol]
+        name = "5x2"                 # kfold | 5x2 | holdout
+        seed = 0
+        stratify = false
+        # n_splits, n_repeats, test_size
+
+        [preprocessing]
+        scaling = "minmax"           # none | minmax | zscore
+        feature_selection = 0.2      # fraction, count, or omit
+        min_label_count = 0
+        label_scope = "train"        # train | dataset
+
+        [preprocessing.datasets.enron]
+        feature_selection = 0.2
+
+        [params]                     # grid axes for every algorithm that has them
+        smoothing = [1.0]
+        [params.mlhiknn]             # only for one algorithm
+        beta = [2, 3]
+    """
+    allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric"}
+    unknown = set(d) - allowed
+    if unknown:
+        raise ValueError(f"Unknown key(s) {sorted(unknown)} in the config file; allowed: {sorted(allowed)}.")
+    proto = d.get("protocol", {})
+    if isinstance(proto, str):
+        proto = {"name": proto}
+    p_allowed = {"name", "n_splits", "n_repeats", "test_size", "stratify", "seed"}
+    if set(proto) - p_allowed:
+        raise ValueError(f"Unknown key(s) {sorted(set(proto) - p_allowed)} in [protocol]; allowed: {sorted(p_allowed)}.")
+    protocol = ProtocolConfig(**proto)
+    prep_d = d.get("preprocessing", {})
+    prep = _prep_from_dict(prep_d)
+    per_ds = tuple(
+        (name, _prep_from_dict(sub, prep, f"preprocessing.datasets.{name}"))
+        for name, sub in prep_d.get("datasets", {}).items()
+    )
+    params = []
+    for key, value in d.get("params", {}).items():
+        if isinstance(value, dict):
+            for pname, vals in value.items():
+                params.append((key.lower(), pname, tuple(vals) if isinstance(vals, list) else (vals,)))
+        else:
+            params.append(("*", key, tuple(value) if isinstance(value, list) else (value,)))
+    k = d.get("k", ())
+    k = tuple(k) if isinstance(k, (list, tuple)) else (k,)
+    return ExperimentConfig(
+        datasets=_as_tuple(d.get("datasets"), "datasets"),
+        algorithms=_as_tuple(d.get("algorithms"), "algorithms"),
+        k=k,
+        params=tuple(params),
+        protocol=protocol,
+        preprocessing=prep,
+        dataset_preprocessing=per_ds,
+        neighbors=d.get("neighbors", "brute"),
+        metric=d.get("metric", "euclidean"),
+    )
+
+
+def load_config(path):
+    """Read a TOML experiment file (see :func:`config_from_dict`)."""
+    import tomllib
+
+    with open(path, "rb") as fh:
+        try:
+            doc = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"The config file {str(path)!r} is not valid TOML: {exc}") from exc
+    return doc

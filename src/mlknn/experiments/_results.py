@@ -1,0 +1,279 @@
+"""The results database: SQLite, one row per cell x metric, resumable.
+
+Schema (``sqlite3`` from the standard library)::
+
+    meta(key PRIMARY KEY, value)
+    folds(dataset, protocol, prefilter, repeat, fold, n_samples,
+          train BLOB, test BLOB, checksum,
+          UNIQUE(dataset, protocol, prefilter, repeat, fold))
+    results(dataset, algorithm, params, preprocessing, search, protocol,
+            repeat, fold, metric, value,
+            fit_seconds, predict_seconds, search_seconds,
+            n_train, n_test, n_features, n_labels, estimator, version, created,
+            UNIQUE(dataset, algorithm, params, preprocessing, search, protocol,
+                   repeat, fold, metric))
+
+``params``, ``preprocessing``, ``search`` and ``protocol`` are canonical JSON
+(sorted keys). ``train`` / ``test`` are the exact row indices of the fold,
+stored as zlib-compressed bit masks (:func:`mlknn.model_selection.encode_indices`);
+``prefilter`` records dataset-level preprocessing applied before splitting
+(``"null"`` when none). ``value`` is NULL where the metric is undefined (NaN).
+
+Crash safety: all rows of one fold are written in one transaction, so a
+fold is either fully stored or absent; ``INSERT OR IGNORE`` against the
+UNIQUE constraint makes writing the same cell twice a no-op. The database
+runs in WAL mode with a busy timeout, so two processes can write to it at
+the same time.
+"""
+
+import csv
+import datetime as _dt
+import math
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from ..model_selection import decode_indices, encode_indices
+from ..model_selection._split import indices_checksum
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS folds (
+    dataset TEXT NOT NULL, protocol TEXT NOT NULL, prefilter TEXT NOT NULL,
+    repeat INTEGER NOT NULL, fold INTEGER NOT NULL, n_samples INTEGER NOT NULL,
+    train BLOB NOT NULL, test BLOB NOT NULL, checksum TEXT NOT NULL,
+    UNIQUE(dataset, protocol, prefilter, repeat, fold)
+);
+CREATE TABLE IF NOT EXISTS results (
+    dataset TEXT NOT NULL, algorithm TEXT NOT NULL, params TEXT NOT NULL,
+    preprocessing TEXT NOT NULL, search TEXT NOT NULL, protocol TEXT NOT NULL,
+    repeat INTEGER NOT NULL, fold INTEGER NOT NULL, metric TEXT NOT NULL, value REAL,
+    fit_seconds REAL, predict_seconds REAL, search_seconds REAL,
+    n_train INTEGER, n_test INTEGER, n_features INTEGER, n_labels INTEGER,
+    estimator TEXT, version TEXT, created TEXT,
+    UNIQUE(dataset, algorithm, params, preprocessing, search, protocol, repeat, fold, metric)
+);
+CREATE INDEX IF NOT EXISTS results_cell ON results(dataset, algorithm, params, protocol);
+"""
+
+#: Columns of ``results`` in order (also the CSV header of :meth:`ResultsDB.to_csv`).
+RESULT_COLUMNS = (
+    "dataset", "algorithm", "params", "preprocessing", "search", "protocol",
+    "repeat", "fold", "metric", "value",
+    "fit_seconds", "predict_seconds", "search_seconds",
+    "n_train", "n_test", "n_features", "n_labels", "estimator", "version", "created",
+)  # fmt: skip
+
+#: The columns that identify one cell (one fitted model on one fold).
+CELL_COLUMNS = ("dataset", "algorithm", "params", "preprocessing", "search", "protocol", "repeat", "fold")
+
+
+class FoldMismatchError(ValueError):
+    """The folds stored in the database differ from the ones computed now."""
+
+
+def _version():
+    try:
+        from .. import __version__
+
+        return __version__
+    except Exception:  # pragma: no cover
+        return "unknown"
+
+
+class ResultsDB:
+    """A results database file (created on first use).
+
+    Parameters
+    ----------
+    path : str or path-like
+    timeout : float, default=120
+        Seconds to wait for another process's write lock (busy timeout).
+    """
+
+    def __init__(self, path, timeout=120.0):
+        self.path = Path(path)
+        if self.path.parent and not self.path.parent.exists():
+            raise FileNotFoundError(f"The folder of the results database {str(self.path)!r} does not exist.")
+        self.conn = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None)
+        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self._begin()
+        try:
+            for stmt in _SCHEMA.strip().split(";"):
+                if stmt.strip():
+                    self.conn.execute(stmt)
+            self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('created_by', ?)", (f"mlknn {_version()}",))
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def _begin(self):
+        # IMMEDIATE takes the write lock at once (waiting up to the busy timeout),
+        # so a transaction never fails half-way on a lock upgrade.
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def close(self):
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ----------------------------------------------------------------- folds
+    def record_folds(self, dataset, protocol, prefilter, folds, n_samples):
+        """Store the folds of one dataset, or check them against the stored ones.
+
+        Raises
+        ------
+        FoldMismatchError
+            When a stored fold's indices differ (the data file, the dataset-level
+            preprocessing or the splitter changed): its results would not be comparable.
+        """
+        rows = []
+        for f in folds:
+            rows.append(
+                (dataset, protocol, prefilter, int(f.repeat), int(f.fold), int(n_samples),
+                 encode_indices(f.train, n_samples), encode_indices(f.test, n_samples),
+                 indices_checksum(f.train, f.test))
+            )  # fmt: skip
+        stored = {
+            (r, f): (n, c)
+            for r, f, n, c in self.conn.execute(
+                "SELECT repeat, fold, n_samples, checksum FROM folds WHERE dataset=? AND protocol=? AND prefilter=?",
+                (dataset, protocol, prefilter),
+            )
+        }
+        for row in rows:
+            old = stored.get((row[3], row[4]))
+            if old is not None and old != (row[5], row[8]):
+                raise FoldMismatchError(
+                    f"The folds stored in {str(self.path)!r} for dataset {dataset!r} (repeat {row[3]}, fold "
+                    f"{row[4]}) differ from the folds computed now: the data, the dataset-level "
+                    "preprocessing or the splitter changed. Use a new database."
+                )
+        new = [row for row in rows if (row[3], row[4]) not in stored]
+        if new:
+            self._begin()
+            try:
+                self.conn.executemany("INSERT OR IGNORE INTO folds VALUES (?,?,?,?,?,?,?,?,?)", new)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def folds(self, dataset=None):
+        """The stored folds: list of dicts with decoded ``train`` / ``test`` indices."""
+        sql = "SELECT dataset, protocol, prefilter, repeat, fold, n_samples, train, test, checksum FROM folds"
+        args = ()
+        if dataset is not None:
+            sql += " WHERE dataset = ?"
+            args = (dataset,)
+        out = []
+        for ds, proto, pre, r, f, n, tr, te, chk in self.conn.execute(sql + " ORDER BY dataset, protocol, repeat, fold", args):
+            out.append(
+                {"dataset": ds, "protocol": proto, "prefilter": pre, "repeat": r, "fold": f, "n_samples": n,
+                 "train": decode_indices(tr, n), "test": decode_indices(te, n), "checksum": chk}
+            )  # fmt: skip
+        return out
+
+    # --------------------------------------------------------------- results
+    def done_cells(self, datasets=None):
+        """Set of cell keys (tuples in :data:`CELL_COLUMNS` order) already stored."""
+        sql = f"SELECT DISTINCT {', '.join(CELL_COLUMNS)} FROM results"
+        args = ()
+        if datasets is not None:
+            datasets = list(datasets)
+            sql += f" WHERE dataset IN ({','.join('?' * len(datasets))})"
+            args = tuple(datasets)
+        return set(self.conn.execute(sql, args))
+
+    def write_cells(self, rows):
+        """Write the rows of one or more finished cells in ONE transaction.
+
+        Parameters
+        ----------
+        rows : list of dict
+            Keys from :data:`RESULT_COLUMNS` (``version`` and ``created`` are filled in).
+
+        Returns
+        -------
+        int
+            Rows actually inserted (duplicates are ignored).
+        """
+        if not rows:
+            return 0
+        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        version = _version()
+        values = []
+        for r in rows:
+            r = dict(r)
+            r.setdefault("version", version)
+            r.setdefault("created", now)
+            v = r.get("value")
+            if v is not None and isinstance(v, float) and math.isnan(v):
+                r["value"] = None
+            values.append(tuple(r.get(c) for c in RESULT_COLUMNS))
+        placeholders = ",".join("?" * len(RESULT_COLUMNS))
+        self._begin()
+        try:
+            before = self.conn.total_changes
+            self.conn.executemany(
+                f"INSERT OR IGNORE INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({placeholders})", values
+            )
+            inserted = self.conn.total_changes - before
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return inserted
+
+    def count(self):
+        return self.conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+    def rows(self, where=None, args=()):
+        """All result rows as dicts (``value`` NaN where stored as NULL)."""
+        sql = f"SELECT {', '.join(RESULT_COLUMNS)} FROM results"
+        if where:
+            sql += " WHERE " + where
+        sql += " ORDER BY dataset, algorithm, params, protocol, repeat, fold, metric"
+        out = []
+        for row in self.conn.execute(sql, args):
+            d = dict(zip(RESULT_COLUMNS, row))
+            if d["value"] is None:
+                d["value"] = float("nan")
+            out.append(d)
+        return out
+
+    def to_csv(self, path):
+        """Export every result row to CSV (header :data:`RESULT_COLUMNS`). Returns the row count."""
+        n = 0
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(RESULT_COLUMNS)
+            for row in self.conn.execute(
+                f"SELECT {', '.join(RESULT_COLUMNS)} FROM results "
+                "ORDER BY dataset, algorithm, params, protocol, repeat, fold, metric"
+            ):
+                w.writerow(["" if v is None else v for v in row])
+                n += 1
+        return n
+
+
+def fold_scores(rows, metric):
+    """Group rows of one metric: {(group, dataset_row, config): array of fold values in (repeat, fold) order}."""
+    out = {}
+    for r in rows:
+        if r["metric"] != metric:
+            continue
+        key = (r["dataset"], r["algorithm"], r["params"], r["preprocessing"], r["search"], r["protocol"])
+        out.setdefault(key, []).append((r["repeat"], r["fold"], r["value"]))
+    return {k: np.array([v for _, _, v in sorted(vals)], dtype=float) for k, vals in out.items()}

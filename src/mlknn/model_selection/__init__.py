@@ -1,0 +1,41 @@
+"""Evaluation protocols: seeded, optionally multi-label-stratified splitters.
+
+The three protocols of the seeds:
+
+=========  ===============================  =====================================
+name       what                             seed
+=========  ===============================  =====================================
+kfold      5 repetitions of 10-fold CV      000 (DML-kNN, Tables 4-8)
+5x2        5 repetitions of 2-fold CV       001 (MLHiKNN, Tables 3-15)
+holdout    10 random 80/20 train/test       002 (BML-kNN, Tables 5-10)
+=========  ===============================  =====================================
+
+Every splitter yields :class:`Fold` objects (repeat, fold, sorted train and test
+indices), is deterministic given ``random_state`` and, with ``stratify=True``,
+uses iterative stratification (Sechidis et al. 2011, package
+``iterative-stratification``) so that every label's positives are spread evenly.
+
+:func:`encode_indices` / :func:`decode_indices` store an index set compactly
+(a zlib-compressed bit mask) so that the exact folds can be recorded beside the
+results.
+"""
+
+from ._split import (
+    PROTOCOLS,
+    Fold,
+    RepeatedHoldout,
+    RepeatedMultilabelKFold,
+    decode_indices,
+    encode_indices,
+    make_protocol,
+)
+
+__all__ = [
+    "PROTOCOLS",
+    "Fold",
+    "RepeatedHoldout",
+    "RepeatedMultilabelKFold",
+    "decode_indices",
+    "encode_indices",
+    "make_protocol",
+]

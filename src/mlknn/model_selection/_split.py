@@ -1,0 +1,304 @@
+"""Repeated k-fold and repeated hold-out for multi-label data."""
+
+import hashlib
+import zlib
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+#: name -> defaults of :func:`make_protocol`.
+PROTOCOLS = {
+    "kfold": {"n_splits": 10, "n_repeats": 5},
+    "5x2": {"n_splits": 2, "n_repeats": 5},
+    "holdout": {"test_size": 0.2, "n_repeats": 10},
+}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One train/test split.
+
+    Attributes
+    ----------
+    repeat : int
+        0-based repetition.
+    fold : int
+        0-based fold within the repetition (always 0 for hold-out).
+    train, test : ndarray of intp
+        Sorted row indices.
+    """
+
+    repeat: int
+    fold: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+def _check_int(name, value, low, owner):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(
+            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {value!r} instead."
+        )
+
+
+def _check_seed(value, owner):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, Integral) or value < 0):
+        raise ValueError(
+            f"The 'random_state' parameter of {owner} must be a non-negative int or None. "
+            f"Got {value!r} instead."
+        )
+
+
+def _repeat_seeds(random_state, n_repeats):
+    # One independent seed per repetition, derived from random_state only.
+    rng = np.random.RandomState(random_state)
+    return [int(s) for s in rng.randint(0, 2**31 - 1, size=n_repeats)]
+
+
+def _dense_labels(Y):
+    if hasattr(Y, "toarray"):
+        Y = Y.toarray()
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a 2-D (n_samples, n_labels) label matrix; got shape {Y.shape}.")
+    return Y
+
+
+class RepeatedMultilabelKFold:
+    """k-fold cross-validation repeated with different shuffles.
+
+    Parameters
+    ----------
+    n_splits : int, default=10
+        Folds per repetition (>= 2).
+    n_repeats : int, default=5
+        Repetitions (>= 1).
+    stratify : bool, default=False
+        Iterative stratification on the label matrix
+        (``iterstrat.ml_stratifiers.MultilabelStratifiedKFold``); otherwise a plain
+        shuffled ``sklearn.model_selection.KFold``.
+    random_state : int or None, default=None
+        Seed of the whole protocol; repetition r uses the r-th draw of
+        ``RandomState(random_state)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cv = RepeatedMultilabelKFold(n_splits=2, n_repeats=5, random_state=0)
+    >>> folds = list(cv.split(np.zeros((10, 1)), np.eye(10, 2)))
+    >>> len(folds), sorted(np.concatenate([folds[0].test, folds[1].test]).tolist()) == list(range(10))
+    (10, True)
+    """
+
+    def __init__(self, n_splits=10, n_repeats=5, *, stratify=False, random_state=None):
+        self.n_splits = n_splits
+        self.n_repeats = n_repeats
+        self.stratify = stratify
+        self.random_state = random_state
+
+    def _validate(self, n_samples=None):
+        owner = type(self).__name__
+        _check_int("n_splits", self.n_splits, 2, owner)
+        _check_int("n_repeats", self.n_repeats, 1, owner)
+        _check_seed(self.random_state, owner)
+        if n_samples is not None and self.n_splits > n_samples:
+            raise ValueError(
+                f"The 'n_splits' parameter of {owner} must be <= n_samples = {n_samples}. "
+                f"Got {self.n_splits} instead."
+            )
+
+    def get_n_splits(self, X=None, Y=None):
+        """Number of (repeat, fold) splits."""
+        self._validate()
+        return self.n_splits * self.n_repeats
+
+    def split(self, X, Y):
+        """Yield :class:`Fold` objects, repetition by repetition.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Only its number of rows is used.
+        Y : array-like of shape (n_samples, n_labels)
+            Label matrix (used when ``stratify``).
+
+        Yields
+        ------
+        Fold
+        """
+        from sklearn.model_selection import KFold
+
+        n = X.shape[0]
+        self._validate(n)
+        Yd = _dense_labels(Y) if self.stratify else None
+        for r, seed in enumerate(_repeat_seeds(self.random_state, self.n_repeats)):
+            if self.stratify:
+                from iterstrat.ml_stratifiers import MultilabelStratifiedKFold
+
+                splitter = MultilabelStratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
+                parts = splitter.split(np.zeros((n, 1)), Yd)
+            else:
+                parts = KFold(n_splits=self.n_splits, shuffle=True, random_state=seed).split(np.zeros((n, 1)))
+            for f, (tr, te) in enumerate(parts):
+                yield Fold(r, f, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
+
+    def params(self):
+        """The parameters that define the folds (for recording)."""
+        return {
+            "splitter": "kfold",
+            "n_splits": int(self.n_splits),
+            "n_repeats": int(self.n_repeats),
+            "stratify": bool(self.stratify),
+            "random_state": self.random_state,
+        }
+
+
+class RepeatedHoldout:
+    """Repeated random train/test split (seed 002: 10 x 80/20).
+
+    Parameters
+    ----------
+    test_size : float, default=0.2
+        Fraction of the instances in each test set, in (0, 1).
+    n_repeats : int, default=10
+    stratify : bool, default=False
+        Iterative stratification
+        (``iterstrat.ml_stratifiers.MultilabelStratifiedShuffleSplit``).
+    random_state : int or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cv = RepeatedHoldout(test_size=0.2, n_repeats=3, random_state=0)
+    >>> [len(f.test) for f in cv.split(np.zeros((50, 1)), np.eye(50, 3))]
+    [10, 10, 10]
+    """
+
+    def __init__(self, test_size=0.2, n_repeats=10, *, stratify=False, random_state=None):
+        self.test_size = test_size
+        self.n_repeats = n_repeats
+        self.stratify = stratify
+        self.random_state = random_state
+
+    def _validate(self):
+        owner = type(self).__name__
+        if isinstance(self.test_size, bool) or not isinstance(self.test_size, Real) or not 0 < self.test_size < 1:
+            raise ValueError(
+                f"The 'test_size' parameter of {owner} must be a float in the range (0, 1). "
+                f"Got {self.test_size!r} instead."
+            )
+        _check_int("n_repeats", self.n_repeats, 1, owner)
+        _check_seed(self.random_state, owner)
+
+    def get_n_splits(self, X=None, Y=None):
+        self._validate()
+        return self.n_repeats
+
+    def split(self, X, Y):
+        """Yield one :class:`Fold` (fold 0) per repetition."""
+        from sklearn.model_selection import ShuffleSplit
+
+        self._validate()
+        n = X.shape[0]
+        if self.stratify:
+            from iterstrat.ml_stratifiers import MultilabelStratifiedShuffleSplit
+
+            splitter = MultilabelStratifiedShuffleSplit(
+                n_splits=self.n_repeats, test_size=self.test_size, random_state=self.random_state
+            )
+            parts = splitter.split(np.zeros((n, 1)), _dense_labels(Y))
+        else:
+            parts = ShuffleSplit(
+                n_splits=self.n_repeats, test_size=self.test_size, random_state=self.random_state
+            ).split(np.zeros((n, 1)))
+        for r, (tr, te) in enumerate(parts):
+            yield Fold(r, 0, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
+
+    def params(self):
+        return {
+            "splitter": "holdout",
+            "test_size": float(self.test_size),
+            "n_repeats": int(self.n_repeats),
+            "stratify": bool(self.stratify),
+            "random_state": self.random_state,
+        }
+
+
+def make_protocol(name, *, n_splits=None, n_repeats=None, test_size=None, stratify=False, random_state=0):
+    """A splitter by protocol name, with the seeds' defaults.
+
+    Parameters
+    ----------
+    name : {"kfold", "5x2", "holdout"}
+        ``kfold``: 5 x 10-fold (seed 000); ``5x2``: 5 x 2-fold (seed 001);
+        ``holdout``: 10 x 80/20 (seed 002).
+    n_splits, n_repeats, test_size : optional
+        Override the defaults (``n_splits`` is not allowed for hold-out,
+        ``test_size`` only for hold-out).
+    stratify : bool, default=False
+    random_state : int, default=0
+
+    Returns
+    -------
+    RepeatedMultilabelKFold or RepeatedHoldout
+    """
+    if name not in PROTOCOLS:
+        raise ValueError(
+            f"The 'protocol' parameter must be one of {sorted(PROTOCOLS)}. Got {name!r} instead."
+        )
+    defaults = PROTOCOLS[name]
+    if name == "holdout":
+        if n_splits is not None:
+            raise ValueError(
+                "The 'n_splits' (--folds) parameter does not apply to protocol 'holdout' "
+                f"(one split per repetition). Got {n_splits!r}."
+            )
+        return RepeatedHoldout(
+            test_size=defaults["test_size"] if test_size is None else test_size,
+            n_repeats=defaults["n_repeats"] if n_repeats is None else n_repeats,
+            stratify=stratify,
+            random_state=random_state,
+        )
+    if test_size is not None:
+        raise ValueError(
+            f"The 'test_size' parameter only applies to protocol 'holdout'; got protocol {name!r}."
+        )
+    return RepeatedMultilabelKFold(
+        n_splits=defaults["n_splits"] if n_splits is None else n_splits,
+        n_repeats=defaults["n_repeats"] if n_repeats is None else n_repeats,
+        stratify=stratify,
+        random_state=random_state,
+    )
+
+
+def encode_indices(indices, n_samples):
+    """Compact bytes for a set of row indices: zlib of the packed bit mask.
+
+    Parameters
+    ----------
+    indices : array-like of int
+    n_samples : int
+
+    Returns
+    -------
+    bytes
+    """
+    mask = np.zeros(int(n_samples), dtype=bool)
+    mask[np.asarray(indices, dtype=np.intp)] = True
+    return zlib.compress(np.packbits(mask).tobytes(), 9)
+
+
+def decode_indices(blob, n_samples):
+    """Inverse of :func:`encode_indices`: sorted intp indices."""
+    bits = np.unpackbits(np.frombuffer(zlib.decompress(blob), dtype=np.uint8))[: int(n_samples)]
+    return np.flatnonzero(bits).astype(np.intp)
+
+
+def indices_checksum(train, test):
+    """sha256 over the sorted train and test indices (int64 little-endian)."""
+    h = hashlib.sha256()
+    h.update(np.asarray(train, dtype="<i8").tobytes())
+    h.update(b"|")
+    h.update(np.asarray(test, dtype="<i8").tobytes())
+    return h.hexdigest()

@@ -1,0 +1,34 @@
+"""Preprocessing fitted on a training part and applied to its test part.
+
+Three steps, each a parameter of an experiment (see :mod:`mlknn.experiments`):
+
+* :class:`RareLabelFilter` - remove labels with fewer than ``min_count``
+  positive instances (seed 001 removes labels with fewer than 20);
+* :class:`MultiLabelChi2Selector` - chi-square feature selection keeping a
+  fraction (or a number) of the features (seed 000 keeps 20% for medical and
+  enron). Multi-label rule: a chi-square statistic per label (the label as a
+  binary class, exactly ``sklearn.feature_selection.chi2``), combined by the
+  **maximum over labels**, so a feature is kept when it is strongly associated
+  with at least one label;
+* :class:`FeatureScaler` - min-max or z-score scaling; sparse input stays
+  sparse (max-abs scaling instead of min-max, z-score without centring).
+
+:class:`FoldPreprocessor` chains them in that order (labels, features,
+scaling) and is what the experiment harness fits on each training fold.
+"""
+
+from ._preprocess import (
+    FeatureScaler,
+    FoldPreprocessor,
+    MultiLabelChi2Selector,
+    RareLabelFilter,
+    multilabel_chi2,
+)
+
+__all__ = [
+    "FeatureScaler",
+    "FoldPreprocessor",
+    "MultiLabelChi2Selector",
+    "RareLabelFilter",
+    "multilabel_chi2",
+]

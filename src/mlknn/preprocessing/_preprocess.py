@@ -1,0 +1,272 @@
+"""Scaling, chi-square feature selection and rare-label removal."""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+
+_SCALINGS = ("none", "minmax", "zscore")
+
+
+def _labels(Y):
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a 2-D (n_samples, n_labels) 0/1 matrix; got shape {Y.shape}.")
+    return Y
+
+
+class FeatureScaler:
+    """Min-max or z-score scaling, sparse-safe.
+
+    Parameters
+    ----------
+    method : {"none", "minmax", "zscore"}, default="minmax"
+        ``minmax``: dense input to [0, 1] per feature on the training part
+        (``MinMaxScaler``); sparse input is divided by the maximum absolute value
+        (``MaxAbsScaler``: keeps zeros, gives [0, 1] for non-negative data such as
+        word counts). ``zscore``: ``StandardScaler``; for sparse input without
+        centring (``with_mean=False``). Constant features are left unscaled.
+
+    Attributes
+    ----------
+    scaler_ : fitted scikit-learn scaler, or None for ``"none"``
+    """
+
+    def __init__(self, method="minmax"):
+        self.method = method
+
+    def fit(self, X):
+        from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
+
+        if self.method not in _SCALINGS:
+            raise ValueError(
+                f"The 'scaling' parameter must be one of {_SCALINGS}. Got {self.method!r} instead."
+            )
+        if self.method == "none":
+            self.scaler_ = None
+        elif self.method == "minmax":
+            self.scaler_ = (MaxAbsScaler() if sp.issparse(X) else MinMaxScaler()).fit(X)
+        else:
+            self.scaler_ = StandardScaler(with_mean=not sp.issparse(X)).fit(X)
+        return self
+
+    def transform(self, X):
+        if self.scaler_ is None:
+            return X
+        out = self.scaler_.transform(X)
+        return out.tocsr() if sp.issparse(out) else out
+
+    def fit_transform(self, X):
+        return self.fit(X).transform(X)
+
+
+def multilabel_chi2(X, Y):
+    """Chi-square statistic of every feature against every label.
+
+    For label l the two classes are "has l" / "has not l" and the statistic is
+    the one of ``sklearn.feature_selection.chi2(X, Y[:, l])`` (observed versus
+    expected feature mass per class), computed for all labels at once with one
+    matrix product.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features), non-negative
+    Y : array-like of shape (n_samples, n_labels), 0/1
+
+    Returns
+    -------
+    ndarray of shape (n_labels, n_features)
+        NaN where the statistic is undefined (a feature that is all zero, or a
+        label that is constant).
+    """
+    Y = _labels(Y).astype(np.float64)
+    if sp.issparse(X):
+        X = X.tocsr()
+        if X.nnz and X.data.min() < 0:
+            raise ValueError("chi2 feature selection needs non-negative features; got a negative value.")
+        feature_sum = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+        observed1 = np.asarray((X.T @ Y).T, dtype=np.float64)  # (q, d)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.size and X.min() < 0:
+            raise ValueError("chi2 feature selection needs non-negative features; got a negative value.")
+        feature_sum = X.sum(axis=0)
+        observed1 = Y.T @ X
+    n = Y.shape[0]
+    p1 = (Y.sum(axis=0) / n)[:, None]  # (q, 1)
+    expected1 = p1 * feature_sum[None, :]
+    expected0 = (1.0 - p1) * feature_sum[None, :]
+    observed0 = feature_sum[None, :] - observed1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stat = (observed1 - expected1) ** 2 / expected1 + (observed0 - expected0) ** 2 / expected0
+    return stat
+
+
+class MultiLabelChi2Selector:
+    """Keep the features with the largest chi-square statistic (max over labels).
+
+    Parameters
+    ----------
+    n_features : float in (0, 1] or int >= 1
+        A float is the fraction of the features to keep (rounded up, at least
+        one); an int is the number of features (at most all of them).
+
+    Notes
+    -----
+    Features with negative values (e.g. already z-scored data) are shifted to
+    start at 0 on the training part before scoring, since chi-square needs
+    count-like data; selection itself never changes the values. Undefined
+    statistics (all-zero features) count as 0. Ties are broken by the lower
+    feature index. The selected columns keep their original order.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in,)
+        Max-over-labels chi-square statistic.
+    support_ : ndarray of intp
+        Indices of the kept features, ascending.
+    """
+
+    def __init__(self, n_features=0.2):
+        self.n_features = n_features
+
+    def _n_keep(self, d):
+        k = self.n_features
+        if isinstance(k, bool) or not isinstance(k, (Integral, Real)):
+            raise ValueError(
+                "The 'feature_selection' parameter must be a float in (0, 1] (fraction) or an "
+                f"int >= 1 (number of features). Got {k!r} instead."
+            )
+        if isinstance(k, Integral):
+            if k < 1:
+                raise ValueError(
+                    f"The 'feature_selection' parameter must be an int >= 1 when it is a count. Got {k} instead."
+                )
+            return min(int(k), d)
+        if not 0 < k <= 1:
+            raise ValueError(
+                f"The 'feature_selection' parameter must be a float in the range (0, 1] when it is a "
+                f"fraction. Got {k!r} instead."
+            )
+        return max(1, min(d, math.ceil(k * d - 1e-9)))
+
+    def fit(self, X, Y):
+        d = X.shape[1]
+        n_keep = self._n_keep(d)
+        Xs = X
+        if sp.issparse(X):
+            Xs = X.tocsr()
+            if Xs.nnz and Xs.data.min() < 0:
+                Xs = sp.csr_matrix(Xs.toarray() - Xs.min(axis=0).toarray())
+        else:
+            Xs = np.asarray(X, dtype=np.float64)
+            if Xs.size and Xs.min() < 0:
+                Xs = Xs - Xs.min(axis=0)
+        stat = multilabel_chi2(Xs, Y)
+        stat = np.where(np.isfinite(stat), stat, 0.0)
+        self.scores_ = stat.max(axis=0) if stat.shape[0] else np.zeros(d)
+        order = np.lexsort((np.arange(d), -self.scores_))
+        self.support_ = np.sort(order[:n_keep]).astype(np.intp)
+        return self
+
+    def transform(self, X):
+        if sp.issparse(X):
+            return X.tocsr()[:, self.support_]
+        return np.asarray(X)[:, self.support_]
+
+    def fit_transform(self, X, Y):
+        return self.fit(X, Y).transform(X)
+
+
+class RareLabelFilter:
+    """Remove labels with fewer than ``min_count`` positive instances.
+
+    Parameters
+    ----------
+    min_count : int, default=20
+        Labels whose number of positive instances in the fitted Y is below
+        this are dropped (0 or 1 keeps every label).
+
+    Attributes
+    ----------
+    support_ : ndarray of intp
+        Indices of the kept labels.
+    """
+
+    def __init__(self, min_count=20):
+        self.min_count = min_count
+
+    def fit(self, Y):
+        if isinstance(self.min_count, bool) or not isinstance(self.min_count, Integral) or self.min_count < 0:
+            raise ValueError(
+                f"The 'min_label_count' parameter must be an int >= 0. Got {self.min_count!r} instead."
+            )
+        counts = _labels(Y).sum(axis=0)
+        self.support_ = np.flatnonzero(counts >= self.min_count).astype(np.intp)
+        if self.support_.size == 0:
+            raise ValueError(
+                f"The 'min_label_count' parameter ({self.min_count}) removes every label: the most "
+                f"frequent label has {int(counts.max(initial=0))} positive instances."
+            )
+        return self
+
+    def transform(self, Y):
+        if sp.issparse(Y):
+            return Y.tocsc()[:, self.support_].tocsr()
+        return np.asarray(Y)[:, self.support_]
+
+    def fit_transform(self, Y):
+        return self.fit(Y).transform(Y)
+
+
+class FoldPreprocessor:
+    """Labels, then features, then scaling, all fitted on the training part.
+
+    Parameters
+    ----------
+    scaling : {"none", "minmax", "zscore"}, default="none"
+    feature_selection : float, int or None, default=None
+        See :class:`MultiLabelChi2Selector`; None keeps every feature.
+    min_label_count : int, default=0
+        See :class:`RareLabelFilter`; 0 keeps every label.
+
+    Attributes
+    ----------
+    label_support_, feature_support_ : ndarray of intp
+    info_ : dict
+        ``n_features`` and ``n_labels`` after preprocessing.
+    """
+
+    def __init__(self, scaling="none", feature_selection=None, min_label_count=0):
+        self.scaling = scaling
+        self.feature_selection = feature_selection
+        self.min_label_count = min_label_count
+
+    def fit(self, X, Y):
+        self.labels_ = RareLabelFilter(self.min_label_count).fit(Y)
+        Yk = self.labels_.transform(Y)
+        if self.feature_selection is None:
+            self.selector_ = None
+            Xk = X
+        else:
+            self.selector_ = MultiLabelChi2Selector(self.feature_selection).fit(X, Yk)
+            Xk = self.selector_.transform(X)
+        self.scaler_ = FeatureScaler(self.scaling).fit(Xk)
+        self.label_support_ = self.labels_.support_
+        self.feature_support_ = self.selector_.support_ if self.selector_ is not None else np.arange(X.shape[1])
+        self.info_ = {"n_features": int(len(self.feature_support_)), "n_labels": int(len(self.label_support_))}
+        return self
+
+    def transform(self, X, Y=None):
+        if self.selector_ is not None:
+            X = self.selector_.transform(X)
+        X = self.scaler_.transform(X)
+        if Y is None:
+            return X
+        return X, self.labels_.transform(Y)
+
+    def fit_transform(self, X, Y):
+        return self.fit(X, Y).transform(X, Y)
