@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlknn import MLkNN
+from mlknn import MLHiKNN, MLkNN
 
 # Why each check is expected to fail. mlknn's estimators are multi-label: Y is a
 # (n, q) 0/1 matrix and predict_proba returns one (n, q) array.
@@ -26,7 +26,7 @@ EXPECTED_FAILED_CHECKS = {
 
 def all_estimators():
     """One instance of every public estimator, with small-data parameters."""
-    return [MLkNN(n_neighbors=3)]
+    return [MLkNN(n_neighbors=3), MLHiKNN(n_neighbors=3)]
 
 
 @parametrize_with_checks(
