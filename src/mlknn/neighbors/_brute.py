@@ -184,6 +184,124 @@ class BruteNeighbors:
         take = starts[:, None] + np.arange(k)[None, :]
         return exact[take], c[take]
 
+    def radius_neighbors_counts(self, X=None, radius=1.0, labels=None, *, query_indices=None):
+        """Count the training points within ``radius`` of each query, in total and per label.
+
+        Nothing proportional to the number of points inside a radius is kept:
+        queries are processed in chunks of rows (``working_memory``, as in
+        :meth:`kneighbors`), each chunk's in-radius mask is reduced to counts at
+        once, so memory stays bounded even when a radius holds the whole set.
+
+        A training point is inside when its distance, computed exactly as
+        :meth:`kneighbors` reports it (recomputed in float64 near the boundary),
+        is ``<= radius`` (a closed ball).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), optional
+            None means the training points themselves, each excluding its own
+            index only (leave-one-out; duplicates are kept), as in
+            :meth:`kneighbors`.
+        radius : float
+            ``>= 0``, in the units of the metric (``inf`` counts every point).
+        labels : array-like of shape (n_samples_fit, n_labels), optional
+            0/1 (or integer) labels of the training points.
+        query_indices : array-like of int, optional
+            Only with ``X=None``: the training rows to use as (leave-one-out)
+            queries; default all.
+
+        Returns
+        -------
+        sizes : ndarray of shape (n_queries,), int64
+            Number of training points within ``radius``.
+        counts : ndarray of shape (n_queries, n_labels), int64
+            ``counts[i, l]`` = number of those points with label l; only
+            returned when ``labels`` is given.
+        """
+        radius = float(radius)
+        if not radius >= 0:
+            raise ValueError(
+                f"Expected radius >= 0 (in the units of the metric {self.metric!r}), but "
+                f"radius = {radius!r}."
+            )
+        n_fit = self.n_samples_fit_
+        if X is None:
+            rows_fit = np.arange(n_fit) if query_indices is None else np.asarray(query_indices, dtype=np.intp)
+            if rows_fit.ndim != 1 or (rows_fit.size and (rows_fit.min() < 0 or rows_fit.max() >= n_fit)):
+                raise ValueError(
+                    f"Expected query_indices to be a 1-D array of training indices in [0, {n_fit}), "
+                    f"got {query_indices!r}."
+                )
+            Q, q_sqnorm = self._fit_X[rows_fit], self._fit_sqnorm[rows_fit]
+        else:
+            if query_indices is not None:
+                raise ValueError("query_indices is only accepted with X=None (leave-one-out queries).")
+            rows_fit = None
+            Q = self._prepare(X)
+            if Q.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {Q.shape[1]} features, but the index was fitted with "
+                    f"{self.n_features_in_} features."
+                )
+            q_sqnorm = _row_sqnorms(Q)
+        L = None
+        if labels is not None:
+            L = np.asarray(labels.toarray() if sp.issparse(labels) else labels)
+            if L.ndim != 2 or L.shape[0] != n_fit:
+                raise ValueError(
+                    f"Expected labels of shape (n_samples_fit, n_labels) = ({n_fit}, q), got {L.shape}."
+                )
+            L = L.astype(np.int64)
+        n_q = Q.shape[0]
+        sizes = np.empty(n_q, dtype=np.int64)
+        counts = None if L is None else np.empty((n_q, L.shape[1]), dtype=np.int64)
+        # ~3 float64 buffers of chunk_rows x n_fit live at once.
+        chunk = max(1, int(self.working_memory * 2**20 // (3 * 8 * max(n_fit, 1))))
+        for start in range(0, n_q, chunk):
+            stop = min(start + chunk, n_q)
+            own = None if rows_fit is None else rows_fit[start:stop]
+            inside = self._radius_chunk(Q[start:stop], q_sqnorm[start:stop], own, radius)
+            sizes[start:stop] = inside.sum(axis=1)
+            if L is not None:
+                counts[start:stop] = np.asarray(sp.csr_matrix(inside, dtype=np.int64) @ L)
+        return sizes if L is None else (sizes, counts)
+
+    def _radius_chunk(self, Qc, qn, own, radius):
+        """Boolean (rows, n_fit) mask of the training points within ``radius``."""
+        X, xn = self._fit_X, self._fit_sqnorm
+        n_rows = Qc.shape[0]
+        # The radius as a squared Euclidean distance between prepared points.
+        if self.metric == "euclidean":
+            t = radius * radius
+        elif self.metric == "cosine":
+            t = 2.0 * radius  # cosine distance = |a - b|^2 / 2 for unit vectors
+        else:
+            t = radius
+        prod = Qc @ X.T
+        P = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
+        tol = (2.0 * _GEMM_RTOL.get(P.dtype, 1e-11) * (qn + xn.max(initial=0.0)) + 1e-300)[:, None]
+        D = P.astype(np.float64, copy=False)
+        del P, prod
+        D *= -2.0
+        D += qn[:, None]
+        D += xn[None, :]
+        # Certainly inside / in the rounding band around the boundary.
+        inside = D <= t - tol
+        band = ~inside & (D <= t + tol)
+        r, c = np.nonzero(band)
+        del D, band
+        if r.size:
+            exact = _exact_sqdist(Qc, X, qn, xn, r, c)
+            if self.metric == "euclidean":
+                np.sqrt(exact, out=exact)
+            elif self.metric == "cosine":
+                exact *= 0.5
+            ok = exact <= radius
+            inside[r[ok], c[ok]] = True
+        if own is not None:
+            inside[np.arange(n_rows), own] = False  # leave-one-out: the point itself only
+        return inside
+
 
 def _row_sqnorms(X):
     if sp.issparse(X):

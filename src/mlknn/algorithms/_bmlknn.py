@@ -1,0 +1,360 @@
+"""BML-kNN (bounded ML-kNN) and the neighbourhood classifier NC: seed 002.
+
+Seed 002, "A Neighborhood Model with Both Distance and Quantity Constraints for
+Multilabel Data". Notation: X the training set (m instances), L the labels, k the
+number of neighbours, delta the radius (called ``radius`` here, to keep ``delta``
+for DML-kNN's fuzziness), s the smoothing parameter, N_k(x) the k nearest
+neighbours of x, N_delta(x) = {y in X : 0 < d(x, y) <= delta} its
+delta-neighbourhood, and N_k(x) & N_delta(x) its "delta-kNNs" (section 2).
+
+Both classifiers are ML-kNN's MAP rule (seed 002, Table 1; Zhang and Zhou 2007)
+over a different neighbourhood:
+
+* BML-kNN (Table 3): the delta-kNNs, i.e. those of the k nearest neighbours that
+  lie within the radius; the count C(x) is in {0, ..., k};
+* NC (Table 2): the whole delta-neighbourhood, with no limit on its size.
+"""
+
+import numpy as np
+
+from ..base import KNNMultiLabelBase
+from ..utils._param_validation import Interval, Real, StrOptions
+from ._kernels import count_histograms, neighbor_label_counts
+from ._mlknn import _smoothed_likelihood
+
+_RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
+
+
+class _BayesCountsMixin:
+    """ML-kNN's prior and likelihood tables over a given neighbour-count matrix."""
+
+    def _fit_tables(self, counts, Y, n_bins):
+        s, m = float(self.smoothing), Y.shape[0]
+        # Seed 002 eqs (13)-(14): p(l = 1) = (s + |{x : l(x) = 1}|) / (2 s + |X|).
+        self.prior_ = (s + Y.sum(axis=0, dtype=np.float64)) / (2 * s + m)
+        # Steps 3-15: c(j), c_bar(j) and eqs (17)-(18),
+        # p(C = j | l = 1) = (s + |D_j^1|) / (s (k + 1) + |D^1|).
+        c1, c0 = count_histograms(counts, Y, n_bins)
+        self.cond_prob_true_ = _smoothed_likelihood(c1, s, n_bins - 1)
+        self.cond_prob_false_ = _smoothed_likelihood(c0, s, n_bins - 1)
+        self._fit_Y = Y
+
+    def _joint_from_counts(self, counts):
+        """p(l) p(C = C(t) | l) for l = 1 and l = 0 (eq (19), before the argmax)."""
+        n_bins = self.cond_prob_true_.shape[0]
+        s = float(self.smoothing)
+        cols = np.arange(self.n_labels_)[None, :]
+        beyond = counts >= n_bins  # NC only: a count no training instance reached
+        idx = np.where(beyond, 0, counts)
+        like1 = self.cond_prob_true_[idx, cols]
+        like0 = self.cond_prob_false_[idx, cols]
+        if beyond.any():
+            u = self._fit_Y.sum(axis=0, dtype=np.float64)
+            empty1 = _empty_bin(s, n_bins, u)
+            empty0 = _empty_bin(s, n_bins, self._fit_Y.shape[0] - u)
+            like1 = np.where(beyond, empty1, like1)
+            like0 = np.where(beyond, empty0, like0)
+        return self.prior_ * like1, (1.0 - self.prior_) * like0
+
+    def _proba_from_counts(self, counts):
+        joint1, joint0 = self._joint_from_counts(counts)
+        total = joint1 + joint0
+        prior = np.broadcast_to(self.prior_, joint1.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, joint1 / np.where(total > 0, total, 1.0), prior)
+
+    def _decide_from_counts(self, counts):
+        joint1, joint0 = self._joint_from_counts(counts)
+        return (joint1 > joint0).astype(np.uint8)
+
+
+def _empty_bin(s, n_bins, total):
+    """(s + 0) / (s * n_bins + total), 0 where the denominator is 0."""
+    denom = s * n_bins + np.asarray(total, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, s / np.where(denom > 0, denom, 1.0), 0.0)
+
+
+def _resolve_radius(radius, graph, k):
+    """A float radius, or for "auto" the median LOO distance to the k-th neighbour."""
+    if isinstance(radius, str):  # "auto"
+        return float(np.median(graph.distances[:, k - 1]))
+    return float(radius)
+
+
+def _bounded_counts(graph, Y, radius):
+    """Label counts over the neighbours of each row with distance <= radius.
+
+    Returns
+    -------
+    sizes : ndarray of shape (n_points,), int64
+        Number of neighbours in the graph within the radius.
+    counts : ndarray of shape (n_points, n_labels), int64
+    """
+    inside = graph.distances <= radius
+    counts = neighbor_label_counts(graph, Y, weights=inside.astype(np.float64))
+    return inside.sum(axis=1, dtype=np.int64), np.rint(counts).astype(np.int64)
+
+
+class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
+    """Bounded ML-kNN: ML-kNN over the k nearest neighbours that lie within a radius.
+
+    Seed 002, Table 3. For each label l and each instance x, ``C(x)`` counts the
+    neighbours with label l among the delta-kNNs of x, the k nearest neighbours
+    at distance ``<= radius`` (section 2: ``N_k(x) & N_delta(x)``). Everything
+    else is ML-kNN:
+
+    * prior ``p(l = 1) = (s + #{x : l(x) = 1}) / (2 s + m)`` (eqs 13-14);
+    * ``c[j]`` (``c_bar[j]``) = number of training instances with (without) l
+      whose leave-one-out delta-kNNs hold exactly j instances with l (steps 3-11);
+    * ``p(C = j | l = 1) = (s + c[j]) / (s (k + 1) + sum_p c[p])`` and likewise
+      with ``c_bar`` (eqs 17-18, steps 12-15);
+    * ``predict`` is the MAP rule of eq (19), ``p(l=1) p(C(t)|l=1) >
+      p(l=0) p(C(t)|l=0)``; **tie rule:** an exact tie predicts 0 (as
+      :class:`MLkNN`). ``predict_proba`` is the posterior
+      ``p(l = 1 | C(t))`` (prior where both products are 0, only with s = 0).
+
+    Readings of the text extraction (equations (8), (13)-(19) are lost; see
+    ``docs/bmlknn.md``):
+
+    * **Fewer than k neighbours in the radius.** Table 3 keeps one table of k + 1
+      counters per label (``c = zeros(k+1)``) indexed by ``C(x)`` alone, so an
+      instance with no neighbour in the radius falls in bin 0 together with one
+      whose k neighbours are all in the radius but lack l. We implement this
+      literal reading; the likelihoods are not conditioned on the number of
+      neighbours that qualify.
+    * ``0 < d(x, y)`` in the definition of ``N_delta(x)`` is read as "y is not x
+      itself" (leave-one-out, duplicates kept, as everywhere in mlknn); a literal
+      reading would drop exact duplicates of a test instance, its most
+      informative neighbours.
+    * The radius constraint is ``d <= radius`` (closed ball).
+    * **Features.** The text that survives does not say that features are
+      rescaled: the distance of section 2 (lost in extraction) treats numeric
+      features by their values and nominal ones by (mis)match. ``radius`` is in
+      the units of ``metric`` on X as given; scale X beforehand (e.g.
+      ``MinMaxScaler`` in a pipeline) if its features have unequal ranges.
+      ``radius="auto"`` (our addition) uses the median, over the training
+      instances, of the leave-one-out distance to the k-th nearest neighbour.
+
+    With ``radius=inf`` every neighbour qualifies and BML-kNN is ML-kNN exactly.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        k, the quantity constraint.
+    radius : float or "auto", default=inf
+        delta > 0, the distance constraint, in the units of ``metric``. The paper
+        gives no default (its optimal radius is dataset-specific, Figures 2-5);
+        the default inf reduces to ML-kNN. "auto": median LOO k-th neighbour
+        distance of the training set (fitted value in ``radius_``).
+    smoothing : float, default=1.0
+        s >= 0.
+    neighbors : str or object, default="brute"
+    metric : str, default="euclidean"
+    n_jobs : int, optional
+
+    Attributes
+    ----------
+    radius_ : float
+        The radius used.
+    prior_ : ndarray of shape (n_labels,)
+    cond_prob_true_, cond_prob_false_ : ndarray of shape (n_neighbors + 1, n_labels)
+        ``p(C = j | l = 1)`` and ``p(C = j | l = 0)``.
+    nn_ : fitted neighbour backend
+    n_labels_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    MLkNN : the quantity constraint only (``radius=inf``).
+    NeighborhoodClassifier : the distance constraint only.
+
+    References
+    ----------
+    "A Neighborhood Model with Both Distance and Quantity Constraints for
+    Multilabel Data" (seed 002), Tables 1-3.
+
+    Examples
+    --------
+    >>> from mlknn import BMLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=200, random_state=0)
+    >>> clf = BMLkNN(n_neighbors=5, radius="auto").fit(data.X, data.Y)
+    >>> clf.predict(data.X[:2]).shape
+    (2, 5)
+    """
+
+    _parameter_constraints = {
+        **KNNMultiLabelBase._parameter_constraints,
+        "radius": _RADIUS_CONSTRAINT,
+        "smoothing": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_neighbors=10,
+        *,
+        radius=np.inf,
+        smoothing=1.0,
+        neighbors="brute",
+        metric="euclidean",
+        n_jobs=None,
+    ):
+        self.n_neighbors = n_neighbors
+        self.radius = radius
+        self.smoothing = smoothing
+        self.neighbors = neighbors
+        self.metric = metric
+        self.n_jobs = n_jobs
+
+    def _fit_graph(self, graph, Y, X):
+        self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
+        _, counts = _bounded_counts(graph, Y, self.radius_)
+        self._fit_tables(counts, Y, self.n_neighbors + 1)
+
+    def _predict_proba_graph(self, graph, X):
+        return self._proba_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
+
+    def _predict_graph(self, graph, X):
+        return self._decide_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
+
+
+class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
+    """Neighbourhood classifier (NC): ML-kNN's MAP rule over all neighbours within a radius.
+
+    Seed 002, Table 2: the neighbourhood of x is ``N_delta(x)``, every training
+    instance (other than x) at distance ``<= radius``, however many; ``C(x)``
+    counts those with label l. Prior, counters and MAP rule are those of
+    :class:`BMLkNN` / ML-kNN, with the count ranging over ``0..J`` instead of
+    ``0..k``:
+
+    * ``J`` = the largest leave-one-out neighbourhood size ``|N_delta(x)|`` over
+      the training set, so the likelihood tables have ``J + 1`` bins and
+      ``p(C = j | l = 1) = (s + c[j]) / (s (J + 1) + sum_p c[p])``. (Table 2's
+      "for j = 1, 2, ..., k" is copied from Table 1; with no quantity constraint
+      the count is bounded by the neighbourhood size, not by k.)
+    * A test count above J (a query in a denser region than any training
+      instance) is a bin no training instance reached: its likelihood is the
+      empty-bin value ``s / (s (J + 1) + sum_p c[p])``.
+    * **Tie rule:** an exact MAP tie predicts 0; ``predict_proba`` is the
+      posterior (the prior where both products are 0, only with s = 0).
+
+    ``n_neighbors`` does **not** change the result (with an exact backend): it is
+    the width of the first k-nearest-neighbour search. Rows whose ``n_neighbors``-th
+    neighbour is farther than the radius are complete from that graph; the others
+    (the radius holds more points) are counted by the backend's
+    ``radius_neighbors_counts`` in chunks of bounded memory, whatever the number
+    of points inside the radius. (Table 2 also lists k among NC's inputs; we read
+    that as copied from Table 1 too.)
+
+    Parameters
+    ----------
+    radius : float or "auto", default=1.0
+        delta > 0, in the units of ``metric`` on X as given (see :class:`BMLkNN`
+        on feature scaling). No default in the paper; 1.0 is scikit-learn's
+        ``RadiusNeighborsClassifier`` default. "auto": the median leave-one-out
+        distance to the ``n_neighbors``-th neighbour (fitted value in ``radius_``).
+    n_neighbors : int, default=10
+        Width of the first kNN search (and the k of ``radius="auto"``).
+    smoothing : float, default=1.0
+    neighbors : str or object, default="brute"
+        The backend must have ``radius_neighbors_counts`` (the ``brute`` one has)
+        when the radius holds more than ``n_neighbors`` points.
+    metric : str, default="euclidean"
+    n_jobs : int, optional
+
+    Attributes
+    ----------
+    radius_ : float
+    max_count_ : int
+        J, the largest leave-one-out neighbourhood size in the training set.
+    train_sizes_ : ndarray of shape (n_train,)
+        ``|N_delta(x)|`` of every training instance (leave-one-out).
+    prior_ : ndarray of shape (n_labels,)
+    cond_prob_true_, cond_prob_false_ : ndarray of shape (max_count_ + 1, n_labels)
+    nn_ : fitted neighbour backend
+    n_labels_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    BMLkNN : the same with at most k neighbours.
+
+    References
+    ----------
+    Seed 002, Table 2 (NC after its reference [31]).
+
+    Examples
+    --------
+    >>> from mlknn import NeighborhoodClassifier
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=200, random_state=0)
+    >>> clf = NeighborhoodClassifier(radius="auto", n_neighbors=5).fit(data.X, data.Y)
+    >>> clf.predict(data.X[:2]).shape
+    (2, 5)
+    """
+
+    _parameter_constraints = {
+        **KNNMultiLabelBase._parameter_constraints,
+        "radius": _RADIUS_CONSTRAINT,
+        "smoothing": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        radius=1.0,
+        *,
+        n_neighbors=10,
+        smoothing=1.0,
+        neighbors="brute",
+        metric="euclidean",
+        n_jobs=None,
+    ):
+        self.radius = radius
+        self.n_neighbors = n_neighbors
+        self.smoothing = smoothing
+        self.neighbors = neighbors
+        self.metric = metric
+        self.n_jobs = n_jobs
+
+    def _radius_counts(self, graph, Y, X, loo):
+        """Sizes and label counts of the radius neighbourhoods of the graph's rows."""
+        sizes, counts = _bounded_counts(graph, Y, self.radius_)
+        n_avail = Y.shape[0] - 1 if loo else Y.shape[0]
+        if graph.n_neighbors >= n_avail:
+            return sizes, counts  # the graph holds every point
+        rows = np.flatnonzero(graph.distances[:, -1] <= self.radius_)
+        if rows.size == 0:
+            return sizes, counts
+        backend = self.nn_
+        if backend is None or not hasattr(backend, "radius_neighbors_counts"):
+            raise ValueError(
+                f"The radius {self.radius_!r} holds more than n_neighbors = {graph.n_neighbors} "
+                f"points for {rows.size} instance(s), and the 'neighbors' backend "
+                f"({type(backend).__name__}) has no radius_neighbors_counts method to count "
+                "them. Use neighbors='brute', or a larger n_neighbors."
+            )
+        if loo:
+            more = backend.radius_neighbors_counts(None, self.radius_, Y, query_indices=rows)
+        else:
+            if X is None:
+                raise ValueError(
+                    f"The radius {self.radius_!r} holds more than the {graph.n_neighbors} "
+                    "neighbours of the given graph: pass the query features X as well."
+                )
+            more = backend.radius_neighbors_counts(X[rows], self.radius_, Y)
+        sizes[rows], counts[rows] = more
+        return sizes, counts
+
+    def _fit_graph(self, graph, Y, X):
+        self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
+        sizes, counts = self._radius_counts(graph, Y, X, loo=True)
+        self.train_sizes_ = sizes
+        self.max_count_ = int(sizes.max(initial=0))
+        self._fit_tables(counts, Y, self.max_count_ + 1)
+
+    def _predict_proba_graph(self, graph, X):
+        return self._proba_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])
+
+    def _predict_graph(self, graph, X):
+        return self._decide_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])
