@@ -8,7 +8,7 @@ x have label l".
 
 import numpy as np
 
-from ..base import KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Interval, Real
 from ._kernels import count_histograms, neighbor_label_counts
 
@@ -46,6 +46,11 @@ class MLkNN(KNNMultiLabelBase):
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
     n_jobs : int, optional
+    hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
+        Hubness reduction (:mod:`mlknn.hubness`): the neighbourhoods of the
+        training instances (leave-one-out) and of the queries are re-ranked by
+        local scaling, mutual proximity (empiric / Gaussian) or DSL, as in seed
+        001's MLKNN-ls / -mp / -dsl (Algorithm 5). None: plain kNN.
 
     Attributes
     ----------
@@ -82,14 +87,18 @@ class MLkNN(KNNMultiLabelBase):
     _parameter_constraints = {
         **KNNMultiLabelBase._parameter_constraints,
         "smoothing": [Interval(Real, 0, None, closed="left")],
+        "hubness": HUBNESS_CONSTRAINT,
     }
 
-    def __init__(self, n_neighbors=10, *, smoothing=1.0, neighbors="brute", metric="euclidean", n_jobs=None):
+    def __init__(
+        self, n_neighbors=10, *, smoothing=1.0, neighbors="brute", metric="euclidean", n_jobs=None, hubness=None
+    ):
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
         self.neighbors = neighbors
         self.metric = metric
         self.n_jobs = n_jobs
+        self.hubness = hubness
 
     def _fit_graph(self, graph, Y, X):
         s, k, m = float(self.smoothing), self.n_neighbors, Y.shape[0]
