@@ -1,0 +1,36 @@
+"""``mlknn hubness NAME [--k 10]``: S_k, H_occ^k and A_occ^k of a dataset.
+
+The measures of seed 001's Table 1 (eqs 1, 26, 27), from the exact leave-one-out
+k-NN graph of the dataset's features as loaded (no scaling), Euclidean metric.
+"""
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+
+def format_hubness_table(name, stats):
+    """A rich table of one dataset's hubness measures (pure: no printing)."""
+    table = Table(title=f"hubness of {name} (k = {stats.n_neighbors})")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("n", str(stats.n_samples))
+    table.add_row("S_k (skewness of O_k, eq 1)", f"{stats.skewness:.2f}")
+    table.add_row("H_occ (hub occurrence, eq 26; hub: O_k > 2k)", f"{stats.hub_occurrence:.2f}")
+    table.add_row("A_occ (antihub occurrence, eq 27)", f"{stats.antihub_occurrence:.4f}")
+    table.add_row("max O_k", str(stats.max_occurrence))
+    return table
+
+
+def hubness_command(
+    name_or_path: str = typer.Argument(..., help="Dataset name (MANIFEST in $MLKNN_DATA) or path to an .arff file."),
+    k: int = typer.Option(10, "--k", "-k", min=1, help="Number of neighbours k (Table 1 of seed 001 uses 10)."),
+):
+    """Print the hubness of a dataset: S_k, H_occ and A_occ (seed 001, Table 1)."""
+    from ..datasets import load
+    from ..hubness import hubness_stats
+
+    data = load(name_or_path)
+    stats = hubness_stats(data.X, n_neighbors=k)
+    Console().print(format_hubness_table(getattr(data, "name", name_or_path), stats))
+    return stats
