@@ -1,0 +1,129 @@
+"""All metrics at once: :func:`evaluate`, :data:`METRIC_NAMES`, :data:`GREATER_IS_BETTER`."""
+
+from ._example_based import _check_scores, _check_targets, _example_prf, _hamming_loss, _subset_accuracy
+from ._label_based import _macro_auc, _macro_prf, _micro_auc, _micro_prf
+from ._ranking import _average_precision, _coverage, _one_error, _rank_stats, _ranking_loss
+
+__all__ = ["evaluate", "METRIC_NAMES", "GREATER_IS_BETTER"]
+
+#: Keys of the dict returned by :func:`evaluate`, in its order.
+METRIC_NAMES = (
+    "hamming_loss",
+    "subset_accuracy",
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "one_error",
+    "coverage",
+    "ranking_loss",
+    "average_precision",
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    "micro_precision",
+    "micro_recall",
+    "micro_f1",
+    "macro_auc",
+    "micro_auc",
+)
+
+#: For each name in :data:`METRIC_NAMES`: True if larger values are better.
+GREATER_IS_BETTER = {
+    "hamming_loss": False,
+    "subset_accuracy": True,
+    "accuracy": True,
+    "precision": True,
+    "recall": True,
+    "f1": True,
+    "one_error": False,
+    "coverage": False,
+    "ranking_loss": False,
+    "average_precision": True,
+    "macro_precision": True,
+    "macro_recall": True,
+    "macro_f1": True,
+    "micro_precision": True,
+    "micro_recall": True,
+    "micro_f1": True,
+    "macro_auc": True,
+    "micro_auc": True,
+}
+
+
+def evaluate(Y_true, Y_pred, Y_score):
+    """Compute every metric of :data:`METRIC_NAMES` in one pass.
+
+    ``accuracy``, ``precision``, ``recall`` and ``f1`` are the example-based
+    measures (:func:`example_accuracy` and so on). The inputs are validated
+    once, and the rankings used by the four ranking metrics are computed once.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix (the bipartition ``h``).
+    Y_score : array-like, sparse matrix or None
+        Real-valued scores of shape (n_samples, n_labels) (the ranking function
+        ``f``), higher meaning more relevant; must be finite. This argument is
+        required. Passing ``None`` explicitly uses ``Y_pred`` as the scores:
+        the ranking metrics and AUCs then rate a two-level ranking whose ties
+        are resolved against the ranker (see the convention table), which is
+        usually much worse than rating real scores.
+
+    Returns
+    -------
+    results : dict of str to float
+        Exactly the keys of :data:`METRIC_NAMES`, in that order, each a Python
+        float. A metric that is undefined on this input (see the convention
+        table: no non-degenerate instance for the ranking metrics, no label
+        with both classes for ``macro_auc``, a constant ``Y_true`` for
+        ``micro_auc``) is NaN, with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning`.
+
+    Raises
+    ------
+    ValueError
+        If an input is not a 2-D array of the right kind and shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 0, 1], [0, 1, 0]])
+    >>> res = evaluate(Y, Y, Y * 0.9 + 0.05)
+    >>> res["hamming_loss"], res["ranking_loss"], res["macro_auc"]
+    (0.0, 0.0, 1.0)
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    if Y_score is None:
+        S = yp.astype(float)
+    else:
+        S = _check_scores(Y_score, yt.shape)
+
+    acc_p, acc_r, acc_f, acc_j = _example_prf(yt, yp)
+    mac_p, mac_r, mac_f = _macro_prf(yt, yp)
+    mic_p, mic_r, mic_f = _micro_prf(yt, yp)
+    stats = _rank_stats(yt, S)
+
+    values = {
+        "hamming_loss": _hamming_loss(yt, yp),
+        "subset_accuracy": _subset_accuracy(yt, yp),
+        "accuracy": acc_j,
+        "precision": acc_p,
+        "recall": acc_r,
+        "f1": acc_f,
+        "one_error": _one_error(stats),
+        "coverage": _coverage(stats),
+        "ranking_loss": _ranking_loss(stats),
+        "average_precision": _average_precision(stats),
+        "macro_precision": mac_p,
+        "macro_recall": mac_r,
+        "macro_f1": mac_f,
+        "micro_precision": mic_p,
+        "micro_recall": mic_r,
+        "micro_f1": mic_f,
+        "macro_auc": _macro_auc(yt, S),
+        "micro_auc": _micro_auc(yt, S),
+    }
+    return {name: float(values[name]) for name in METRIC_NAMES}

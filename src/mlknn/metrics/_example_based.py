@@ -1,0 +1,408 @@
+"""Example-based classification metrics, and the input checks of :mod:`mlknn.metrics`.
+
+The metrics follow Zhang & Zhou, "A Review on Multi-Label Learning Algorithms"
+(IEEE TKDE 2014), Knowl 3, and Younes et al. (EURASIP J. Adv. Signal Process.
+2011), section 5.1.1. Edge cases (instances with an empty true or predicted
+label set) follow the convention table in the docstring of
+:mod:`mlknn.metrics` and in ``docs/metrics.md``: a ratio ``0/0`` is 1 when the
+prediction is exactly right for that instance (both sets empty) and the usual
+value otherwise (MULAN's ``InformationRetrievalMeasures``).
+
+The input checks live here too, because every metric module needs them.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import UndefinedMetricWarning
+
+from ..utils._validation import check_label_matrix
+
+__all__ = [
+    "hamming_loss",
+    "subset_accuracy",
+    "example_accuracy",
+    "example_precision",
+    "example_recall",
+    "example_f1",
+]
+
+
+# --------------------------------------------------------------------------
+# Input checks shared by the metrics subpackage
+# --------------------------------------------------------------------------
+
+
+def _check_indicator(Y, name):
+    """Return ``Y`` as a dense boolean (n_samples, n_labels) array.
+
+    Parameters
+    ----------
+    Y : array-like or scipy sparse matrix
+        Candidate 0/1 indicator matrix.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_labels), dtype bool
+
+    Raises
+    ------
+    ValueError
+        If ``Y`` is not 2-D, holds a value other than 0 and 1, or has no row
+        or no column.
+    """
+    Y = check_label_matrix(Y, name=name)
+    if Y.shape[0] == 0:
+        raise ValueError(
+            f"{name} must be a 2-D binary indicator array of shape (n_samples, n_labels) "
+            f"with at least one sample; got shape {Y.shape}."
+        )
+    return Y.astype(bool, copy=False)
+
+
+def _check_targets(Y_true, Y_pred):
+    """Validate a pair of indicator matrices of the same shape.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or scipy sparse matrix of shape (n_samples, n_labels)
+
+    Returns
+    -------
+    Y_true, Y_pred : ndarray of shape (n_samples, n_labels), dtype bool
+    """
+    yt = _check_indicator(Y_true, "Y_true")
+    yp = _check_indicator(Y_pred, "Y_pred")
+    if yp.shape != yt.shape:
+        raise ValueError(
+            f"Y_pred must have the same shape as Y_true {yt.shape}; got shape {yp.shape}."
+        )
+    return yt, yp
+
+
+def _check_scores(Y_score, shape, name="Y_score"):
+    """Return ``Y_score`` as a finite float64 array of the given shape.
+
+    Parameters
+    ----------
+    Y_score : array-like or scipy sparse matrix
+        Real-valued label scores (higher means more relevant).
+    shape : tuple of int
+        Required shape, that of ``Y_true``.
+    name : str, default="Y_score"
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    Y_score : ndarray of shape ``shape``, dtype float64
+
+    Raises
+    ------
+    ValueError
+        If ``Y_score`` is missing, not numeric, not of shape ``shape`` or not
+        finite.
+    """
+    if Y_score is None:
+        raise ValueError(
+            f"{name} is required: a 2-D array of real-valued scores of shape "
+            f"(n_samples, n_labels) = {shape}; got None."
+        )
+    if sp.issparse(Y_score):
+        Y_score = Y_score.toarray()
+    try:
+        S = np.asarray(Y_score)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(
+            f"{name} must be a 2-D array of real-valued scores of shape (n_samples, n_labels); "
+            f"it could not be converted to an array ({exc})."
+        ) from exc
+    if S.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{name} must be a 2-D array of real-valued scores of shape (n_samples, n_labels); "
+            f"got dtype {S.dtype}."
+        )
+    if S.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of real-valued scores of shape (n_samples, n_labels); "
+            f"got shape {S.shape}."
+        )
+    if S.shape != tuple(shape):
+        raise ValueError(
+            f"{name} must have the same shape as Y_true {tuple(shape)}; got shape {S.shape}."
+        )
+    S = S.astype(np.float64, copy=False)
+    finite = np.isfinite(S)
+    if not finite.all():
+        i, j = np.argwhere(~finite)[0]
+        raise ValueError(
+            f"{name} must contain only finite values; got {float(S[i, j])!r} at row {i}, column {j}."
+        )
+    return S
+
+
+def _check_beta(beta):
+    """Check the F-measure weight ``beta`` (a positive finite real)."""
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, numbers.Real)
+        or not np.isfinite(beta)
+        or beta <= 0
+    ):
+        raise ValueError(f"beta must be a positive finite real number; got {beta!r}.")
+    return float(beta)
+
+
+def _undefined(metric, reason):
+    """Warn that ``metric`` is undefined on this input and return NaN."""
+    warnings.warn(
+        f"{metric} is undefined: {reason}. Returning NaN.",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
+    return float("nan")
+
+
+# --------------------------------------------------------------------------
+# Counting and the 0/0 convention
+# --------------------------------------------------------------------------
+
+
+def _prf_from_counts(tp, fp, fn, beta=1.0):
+    """Precision, recall, F-beta and Jaccard from confusion counts.
+
+    Works elementwise on arrays (one entry per instance or per label) and on
+    scalars (micro-averaging). The ``0/0`` cases follow MULAN:
+
+    * precision ``tp/(tp+fp)``: if nothing is predicted it is 1 when nothing
+      is relevant either (``fn == 0``), else 0;
+    * recall ``tp/(tp+fn)``: if nothing is relevant it is 1 when nothing is
+      predicted either (``fp == 0``), else 0;
+    * F-beta ``(1+b^2) tp / ((1+b^2) tp + b^2 fn + fp)`` and Jaccard
+      ``tp/(tp+fp+fn)``: 1 when ``tp + fp + fn == 0``.
+
+    Parameters
+    ----------
+    tp, fp, fn : array-like of int
+        True positives, false positives and false negatives.
+    beta : float, default=1.0
+        Weight of recall in the F-measure.
+
+    Returns
+    -------
+    precision, recall, fbeta, jaccard : ndarray of float64
+    """
+    tp = np.asarray(tp, dtype=np.float64)
+    fp = np.asarray(fp, dtype=np.float64)
+    fn = np.asarray(fn, dtype=np.float64)
+    b2 = beta * beta
+    n_pred = tp + fp
+    n_true = tp + fn
+    f_den = (1.0 + b2) * tp + b2 * fn + fp
+    union = tp + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(n_pred > 0, tp / n_pred, (fn == 0).astype(np.float64))
+        recall = np.where(n_true > 0, tp / n_true, (fp == 0).astype(np.float64))
+        fbeta = np.where(f_den > 0, (1.0 + b2) * tp / f_den, 1.0)
+        jaccard = np.where(union > 0, tp / union, 1.0)
+    return precision, recall, fbeta, jaccard
+
+
+def _instance_counts(yt, yp):
+    """Per-instance true positives, false positives and false negatives."""
+    tp = np.count_nonzero(yt & yp, axis=1)
+    fp = np.count_nonzero(yp & ~yt, axis=1)
+    fn = np.count_nonzero(yt & ~yp, axis=1)
+    return tp, fp, fn
+
+
+def _example_prf(yt, yp, beta=1.0):
+    """Mean example-based precision, recall, F-beta and accuracy (Jaccard)."""
+    p, r, f, j = _prf_from_counts(*_instance_counts(yt, yp), beta=beta)
+    return float(p.mean()), float(r.mean()), float(f.mean()), float(j.mean())
+
+
+# hamming_loss and subset_accuracy equal scikit-learn's hamming_loss and
+# accuracy_score on every input (tested); counting directly avoids their target
+# type detection, which costs np.unique and a CSR copy of both matrices.
+
+
+def _hamming_loss(yt, yp):
+    return float(np.count_nonzero(yt != yp) / yt.size)
+
+
+def _subset_accuracy(yt, yp):
+    return float(np.count_nonzero((yt == yp).all(axis=1)) / yt.shape[0])
+
+
+# --------------------------------------------------------------------------
+# Public metrics
+# --------------------------------------------------------------------------
+
+
+def hamming_loss(Y_true, Y_pred):
+    r"""Hamming loss: the fraction of wrong instance-label pairs.
+
+    .. math:: \mathrm{hloss}(h) = \frac{1}{p}\sum_{i=1}^{p}\frac{1}{q}|h(x_i)\,\Delta\,Y_i|
+
+    Equals :func:`sklearn.metrics.hamming_loss` on every input (there is no
+    ``0/0`` case).
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    loss : float
+        In [0, 1]; 0 is best.
+
+    Examples
+    --------
+    >>> hamming_loss([[1, 0], [0, 1]], [[1, 1], [0, 1]])
+    0.25
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _hamming_loss(yt, yp)
+
+
+def subset_accuracy(Y_true, Y_pred):
+    r"""Subset accuracy (exact match ratio).
+
+    .. math:: \mathrm{subsetacc}(h) = \frac{1}{p}\sum_{i=1}^{p}[\![h(x_i) = Y_i]\!]
+
+    Equals :func:`sklearn.metrics.accuracy_score` on every input. An instance
+    with no true label is matched exactly by an empty prediction.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _subset_accuracy(yt, yp)
+
+
+def example_accuracy(Y_true, Y_pred):
+    r"""Example-based accuracy (mean Jaccard index of the label sets).
+
+    .. math:: \mathrm{Acc}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
+              \frac{|Y_i \cap h(x_i)|}{|Y_i \cup h(x_i)|}
+
+    An instance whose true and predicted sets are both empty scores 1.
+    Equals ``sklearn.metrics.jaccard_score(average="samples", zero_division=1)``.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _example_prf(yt, yp)[3]
+
+
+def example_precision(Y_true, Y_pred):
+    r"""Example-based precision.
+
+    .. math:: \mathrm{Precision}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
+              \frac{|Y_i \cap h(x_i)|}{|h(x_i)|}
+
+    An empty prediction scores 1 if the true set is empty too, else 0 (MULAN).
+    scikit-learn's ``precision_score(average="samples", zero_division=1)``
+    gives 1 to every empty prediction; the two differ by the fraction of
+    instances with an empty prediction and a non-empty true set.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _example_prf(yt, yp)[0]
+
+
+def example_recall(Y_true, Y_pred):
+    r"""Example-based recall.
+
+    .. math:: \mathrm{Recall}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
+              \frac{|Y_i \cap h(x_i)|}{|Y_i|}
+
+    An instance with no true label scores 1 if nothing is predicted for it,
+    else 0 (MULAN). scikit-learn's ``recall_score(average="samples",
+    zero_division=1)`` gives 1 to every instance with no true label.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _example_prf(yt, yp)[1]
+
+
+def example_f1(Y_true, Y_pred, *, beta=1.0):
+    r"""Example-based F-measure: the mean over instances of the per-instance F-beta.
+
+    .. math:: F^{\beta}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
+              \frac{(1+\beta^2)\,|Y_i \cap h(x_i)|}{\beta^2 |Y_i| + |h(x_i)|}
+
+    This is eq. (23) of Younes et al. (2011), MULAN's and scikit-learn's
+    ``f1_score(average="samples", zero_division=1)``, with which it agrees on
+    every input. Note that Zhang & Zhou's review writes the example-based F as
+    the harmonic mean of the *averaged* precision and recall, which is a
+    different number; use
+    ``2 * P * R / (P + R)`` of :func:`example_precision` and
+    :func:`example_recall` for that. An instance with empty true and predicted
+    sets scores 1.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+    beta : float, default=1.0
+        Weight of recall relative to precision (beta > 0).
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    beta = _check_beta(beta)
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _example_prf(yt, yp, beta=beta)[2]

@@ -1,0 +1,302 @@
+"""Label-based metrics: macro/micro precision, recall, F-measure and AUC.
+
+Zhang & Zhou (IEEE TKDE 2014), Knowl 4. For a binary measure
+``B(TP, FP, TN, FN)`` the macro average is the mean over labels of ``B`` on
+each label's counts, the micro average is ``B`` on the counts summed over
+labels. The ``0/0`` conventions are those of the example-based metrics
+(MULAN), applied to a label's column instead of an instance's row; see the
+convention table in :mod:`mlknn.metrics`.
+"""
+
+import numpy as np
+
+from ._example_based import (
+    _check_beta,
+    _check_indicator,
+    _check_scores,
+    _check_targets,
+    _prf_from_counts,
+    _undefined,
+)
+from ._ranking import _row_blocks, _sort_rows
+
+__all__ = [
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    "micro_precision",
+    "micro_recall",
+    "micro_f1",
+    "macro_auc",
+    "micro_auc",
+]
+
+
+def _label_counts(yt, yp):
+    """Per-label true positives, false positives and false negatives."""
+    tp = np.count_nonzero(yt & yp, axis=0)
+    fp = np.count_nonzero(yp & ~yt, axis=0)
+    fn = np.count_nonzero(yt & ~yp, axis=0)
+    return tp, fp, fn
+
+
+def _macro_prf(yt, yp, beta=1.0):
+    p, r, f, _ = _prf_from_counts(*_label_counts(yt, yp), beta=beta)
+    return float(p.mean()), float(r.mean()), float(f.mean())
+
+
+def _micro_prf(yt, yp, beta=1.0):
+    tp, fp, fn = (c.sum() for c in _label_counts(yt, yp))
+    p, r, f, _ = _prf_from_counts(tp, fp, fn, beta=beta)
+    return float(p), float(r), float(f)
+
+
+def _auc_rows(Y, A):
+    """Mann-Whitney AUC of each row of ``A`` against the 0/1 row of ``Y``.
+
+    Every row must hold at least one positive and one negative. In each sorted
+    row a positive beats the negatives before its group of tied scores and
+    ties (1/2) with the negatives inside it; the pair count is kept in
+    integers (doubled) until the final division.
+    """
+    Ys, first, last = _sort_rows(A, Y)
+    neg = ~Ys
+    neg_incl = np.cumsum(neg, axis=1)
+    neg_excl = neg_incl - neg
+    below = np.take_along_axis(neg_excl, first, axis=1)
+    tied = np.take_along_axis(neg_incl, last, axis=1) - below
+    twice_u = np.where(Ys, 2 * below + tied, 0).sum(axis=1)
+    n_pos = np.count_nonzero(Ys, axis=1)
+    n_neg = Ys.shape[1] - n_pos
+    return twice_u / (2.0 * n_pos * n_neg)
+
+
+def _macro_auc(yt, S):
+    n_pos = np.count_nonzero(yt, axis=0)
+    valid = (n_pos > 0) & (n_pos < yt.shape[0])
+    if not valid.any():
+        return _undefined(
+            "macro_auc", "no label has both a positive and a negative instance in Y_true"
+        )
+    # One row per usable label, contiguous, processed in blocks of labels.
+    Yl = np.ascontiguousarray(yt[:, valid].T)
+    Sl = np.ascontiguousarray(S[:, valid].T)
+    aucs = np.concatenate([_auc_rows(Yl[b], Sl[b]) for b in _row_blocks(*Yl.shape)])
+    return float(aucs.mean())
+
+
+def _micro_auc(yt, S):
+    pos = np.sort(S[yt])
+    neg = np.sort(S[~yt])
+    if pos.size == 0 or neg.size == 0:
+        return _undefined(
+            "micro_auc",
+            "Y_true needs at least one relevant and one irrelevant instance-label pair",
+        )
+    below = np.searchsorted(neg, pos, side="left")
+    not_above = np.searchsorted(neg, pos, side="right")
+    twice_u = 2 * int(below.sum()) + int((not_above - below).sum())
+    return float(twice_u / (2.0 * pos.size * neg.size))
+
+
+def macro_precision(Y_true, Y_pred):
+    r"""Macro-averaged precision: the mean over labels of ``TP_j / (TP_j + FP_j)``.
+
+    A label predicted for no instance scores 1 if it is relevant to no
+    instance either, else 0 (MULAN). scikit-learn's
+    ``precision_score(average="macro", zero_division=1)`` scores every
+    never-predicted label 1.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _macro_prf(yt, yp)[0]
+
+
+def macro_recall(Y_true, Y_pred):
+    r"""Macro-averaged recall: the mean over labels of ``TP_j / (TP_j + FN_j)``.
+
+    A label relevant to no instance scores 1 if it is predicted for no
+    instance either, else 0 (MULAN). scikit-learn's
+    ``recall_score(average="macro", zero_division=1)`` scores every such
+    label 1.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _macro_prf(yt, yp)[1]
+
+
+def macro_f1(Y_true, Y_pred, *, beta=1.0):
+    r"""Macro-averaged F-measure: the mean over labels of each label's F-beta.
+
+    ``F_j = (1 + b^2) TP_j / ((1 + b^2) TP_j + b^2 FN_j + FP_j)``, 1 for a
+    label with ``TP_j + FP_j + FN_j = 0``. This is the review's
+    :math:`B_{macro}` with :math:`B = F^\beta` (not the harmonic mean of macro
+    precision and macro recall) and equals scikit-learn's
+    ``fbeta_score(average="macro", zero_division=1)`` on every input.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+    beta : float, default=1.0
+        Weight of recall relative to precision (beta > 0).
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    beta = _check_beta(beta)
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _macro_prf(yt, yp, beta=beta)[2]
+
+
+def micro_precision(Y_true, Y_pred):
+    r"""Micro-averaged precision: ``sum_j TP_j / sum_j (TP_j + FP_j)``.
+
+    If nothing at all is predicted it is 1 when nothing is relevant either,
+    else 0.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _micro_prf(yt, yp)[0]
+
+
+def micro_recall(Y_true, Y_pred):
+    r"""Micro-averaged recall: ``sum_j TP_j / sum_j (TP_j + FN_j)``.
+
+    If nothing at all is relevant it is 1 when nothing is predicted either,
+    else 0.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _micro_prf(yt, yp)[1]
+
+
+def micro_f1(Y_true, Y_pred, *, beta=1.0):
+    r"""Micro-averaged F-measure: F-beta of the counts summed over labels.
+
+    1 if nothing is relevant and nothing is predicted. Equals scikit-learn's
+    ``fbeta_score(average="micro", zero_division=1)``.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+    beta : float, default=1.0
+        Weight of recall relative to precision (beta > 0).
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    beta = _check_beta(beta)
+    yt, yp = _check_targets(Y_true, Y_pred)
+    return _micro_prf(yt, yp, beta=beta)[2]
+
+
+def macro_auc(Y_true, Y_score):
+    r"""Macro-averaged area under the ROC curve.
+
+    For each label ``j`` with positives :math:`Z_j` and negatives
+    :math:`\bar Z_j` in ``Y_true``, the AUC is the fraction of
+    (positive, negative) instance pairs that the label's scores order
+    correctly, a tie counting 1/2 (Mann-Whitney; scikit-learn's
+    :func:`~sklearn.metrics.roc_auc_score`). The review (Knowl 4) writes
+    :math:`f(x', y_j) \ge f(x'', y_j)`, which would give a constant scorer an
+    AUC of 1; we count ties as 1/2 instead.
+
+    Labels with no positive or no negative instance in ``Y_true`` have no AUC
+    and are left out of the mean. If no label is left, the result is NaN and an
+    :class:`~sklearn.exceptions.UndefinedMetricWarning` is issued.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Real-valued scores, higher meaning more relevant. Must be finite.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best; NaN if undefined.
+    """
+    yt = _check_indicator(Y_true, "Y_true")
+    S = _check_scores(Y_score, yt.shape)
+    return _macro_auc(yt, S)
+
+
+def micro_auc(Y_true, Y_score):
+    r"""Micro-averaged area under the ROC curve.
+
+    The AUC of all instance-label pairs pooled: the fraction of
+    (relevant pair, irrelevant pair) couples ordered correctly by the scores, a
+    tie counting 1/2. Equals ``roc_auc_score(Y_true, Y_score, average="micro")``.
+    NaN (with an :class:`~sklearn.exceptions.UndefinedMetricWarning`) when
+    ``Y_true`` is all zeros or all ones.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Real-valued scores, higher meaning more relevant. Must be finite.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best; NaN if undefined.
+    """
+    yt = _check_indicator(Y_true, "Y_true")
+    S = _check_scores(Y_score, yt.shape)
+    return _micro_auc(yt, S)

@@ -1,0 +1,281 @@
+"""Example-based ranking metrics: one-error, coverage, ranking loss, average precision.
+
+Zhang & Zhou (IEEE TKDE 2014), Knowl 3, and Younes et al. (2011), eqs. 25-28.
+``rank_f(x_i, y)`` is the descending rank of label ``y`` by the scores
+``f(x_i, .)``.
+
+Conventions (see the table in :mod:`mlknn.metrics`):
+
+* **Ties** are resolved against the ranker. A label's rank is the number of
+  labels scoring at least as high as it, ``rank(y) = |{y' : f(y') >= f(y)}|``
+  (the largest rank the tied group could take; scikit-learn's
+  ``coverage_error`` and ``label_ranking_average_precision_score`` do the
+  same). The ranking loss counts a relevant/irrelevant pair with equal scores
+  as mis-ordered (the papers' ``<=``; also scikit-learn's). One-error counts an
+  error when any of the labels sharing the top score is irrelevant.
+* **Degenerate instances**, those with no relevant label or with every label
+  relevant, are left out of all four averages: on them ranking loss and
+  average precision are 0/0 and the other two do not depend on the scores.
+  This is the rule of Zhang's evaluation code (the ML-kNN / LIFT MATLAB
+  toolbox) for one-error, ranking loss and average precision, extended to
+  coverage so that all four are averaged over the same instances. If no
+  instance is left the metric is NaN and an
+  :class:`~sklearn.exceptions.UndefinedMetricWarning` is issued.
+
+All four are computed in a vectorised way from one row-wise sort of the
+scores (blocks of rows, to bound memory). scikit-learn's
+``label_ranking_loss`` and ``label_ranking_average_precision_score`` loop over
+instances in Python and score degenerate instances 0 and 1 instead of leaving
+them out; with ``sample_weight`` set to the mask of non-degenerate instances
+they give the same numbers as :func:`ranking_loss` and
+:func:`average_precision` (checked in the tests).
+"""
+
+import numpy as np
+
+from ._example_based import _check_indicator, _check_scores, _undefined
+
+__all__ = ["one_error", "coverage", "ranking_loss", "average_precision"]
+
+# Rows are processed in blocks of about this many matrix entries, so that the
+# temporary (block, n_labels) integer arrays stay small on large inputs.
+_BLOCK_ENTRIES = 1 << 20
+
+
+def _row_blocks(n_rows, n_cols):
+    """Slices covering ``range(n_rows)`` in blocks of about ``_BLOCK_ENTRIES`` entries."""
+    step = max(1, _BLOCK_ENTRIES // max(n_cols, 1))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
+def _sort_rows(A, Y):
+    """Sort each row of ``A`` ascending and locate its groups of tied values.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, k), float
+    Y : ndarray of shape (m, k), bool
+        Carried along with ``A``.
+
+    Returns
+    -------
+    Ys : ndarray of shape (m, k), bool
+        ``Y`` permuted like the sorted rows.
+    first, last : ndarray of shape (m, k), int
+        For each sorted position, the first and last position of its group of
+        equal values (so its ascending rank is ``last + 1`` with ties at their
+        largest rank, ``(first + last) / 2 + 1`` with ties averaged).
+    """
+    m, k = A.shape
+    order = np.argsort(A, axis=1)  # stability not needed: ties are found by value
+    As = np.take_along_axis(A, order, axis=1)
+    Ys = np.take_along_axis(Y, order, axis=1)
+    pos = np.broadcast_to(np.arange(k), (m, k))
+    new_group = As[:, 1:] != As[:, :-1]  # position p+1 starts a new group
+    starts = np.ones((m, k), dtype=bool)
+    starts[:, 1:] = new_group
+    ends = np.ones((m, k), dtype=bool)
+    ends[:, :-1] = new_group
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, pos, k)[:, ::-1], axis=1)[:, ::-1]
+    return Ys, first, last
+
+
+def _instance_terms(Y, S):
+    """Per-instance one-error, coverage, ranking loss and average precision.
+
+    ``Y`` must contain only non-degenerate instances. Labels are sorted by
+    decreasing score (ascending ``-S``); in that order the pessimistic rank of
+    the label at position ``p`` is ``last[p] + 1`` and the number of relevant
+    labels scoring at least as high is ``cum_rel[last[p]]``.
+    """
+    q = Y.shape[1]
+    Ys, _, last = _sort_rows(-S, Y)
+    rank = last + 1
+    cum_rel = np.cumsum(Ys, axis=1)
+    rank_rel = np.take_along_axis(cum_rel, last, axis=1)
+    n_rel = cum_rel[:, -1].astype(np.float64)
+    # The top-scored group is positions 0..last[0]; it holds an irrelevant
+    # label iff it holds fewer relevant labels than its size.
+    top_size = last[:, 0] + 1
+    one_err = (rank_rel[:, 0] < top_size).astype(np.float64)
+    cover = np.where(Ys, rank, 0).max(axis=1) - 1.0
+    # For a relevant label, rank - rank_rel irrelevant labels score >= it:
+    # the mis-ordered pairs of the ranking loss (f(rel) <= f(irrel)).
+    bad_pairs = np.where(Ys, rank - rank_rel, 0).sum(axis=1)
+    rloss = bad_pairs / (n_rel * (q - n_rel))
+    avgprec = np.where(Ys, rank_rel / rank, 0.0).sum(axis=1) / n_rel
+    return one_err, cover, rloss, avgprec
+
+
+class _RankStats:
+    """Per-instance ranking terms of the non-degenerate instances.
+
+    Attributes
+    ----------
+    one_error, coverage, ranking_loss, average_precision : ndarray of shape (m,)
+        The per-instance terms of the m instances with at least one relevant
+        and one irrelevant label (m may be 0).
+    """
+
+    def __init__(self, yt, S):
+        n_rel = np.count_nonzero(yt, axis=1)
+        keep = (n_rel > 0) & (n_rel < yt.shape[1])
+        Y, Sk = yt[keep], S[keep]
+        parts = [_instance_terms(Y[b], Sk[b]) for b in _row_blocks(*Y.shape)]
+        if parts:
+            columns = [np.concatenate(c) for c in zip(*parts)]
+        else:
+            columns = [np.empty(0)] * 4
+        self.one_error, self.coverage, self.ranking_loss, self.average_precision = columns
+
+    @property
+    def empty(self):
+        return self.one_error.shape[0] == 0
+
+
+def _rank_stats(yt, S):
+    """Select the non-degenerate instances (1 <= |Y_i| <= q - 1) and rank them."""
+    return _RankStats(yt, S)
+
+
+_NO_INSTANCE = (
+    "no instance of Y_true has both a relevant and an irrelevant label "
+    "(instances with no or all labels relevant are left out)"
+)
+
+
+def _mean_or_nan(st, name):
+    if st.empty:
+        return _undefined(name, _NO_INSTANCE)
+    return float(np.mean(getattr(st, name)))
+
+
+def _one_error(st):
+    return _mean_or_nan(st, "one_error")
+
+
+def _coverage(st):
+    return _mean_or_nan(st, "coverage")
+
+
+def _ranking_loss(st):
+    return _mean_or_nan(st, "ranking_loss")
+
+
+def _average_precision(st):
+    return _mean_or_nan(st, "average_precision")
+
+
+def _prepare(Y_true, Y_score):
+    yt = _check_indicator(Y_true, "Y_true")
+    S = _check_scores(Y_score, yt.shape)
+    return _rank_stats(yt, S)
+
+
+def one_error(Y_true, Y_score):
+    r"""One-error: how often the top-ranked label is irrelevant.
+
+    .. math:: \mathrm{one\text{-}error}(f) = \frac{1}{p}\sum_{i=1}^{p}
+              [\![\arg\max_{y} f(x_i, y) \notin Y_i]\!]
+
+    When several labels share the top score, the instance counts as an error
+    if any of them is irrelevant. Instances with no relevant label or with
+    every label relevant are left out (NaN with a warning if none is left).
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Real-valued scores, higher meaning more relevant. Must be finite.
+
+    Returns
+    -------
+    loss : float
+        In [0, 1]; 0 is best; NaN if undefined.
+    """
+    return _one_error(_prepare(Y_true, Y_score))
+
+
+def coverage(Y_true, Y_score):
+    r"""Coverage: how far down the ranking one must go to cover all relevant labels.
+
+    .. math:: \mathrm{coverage}(f) = \frac{1}{p}\sum_{i=1}^{p}
+              \max_{y \in Y_i} \mathrm{rank}_f(x_i, y) - 1
+
+    with the pessimistic rank :math:`|\{y' : f(x_i, y') \ge f(x_i, y)\}|`.
+    This is the papers' definition, i.e. scikit-learn's
+    :func:`~sklearn.metrics.coverage_error` minus 1 (on the non-degenerate
+    instances). Instances with no relevant label or with every label relevant
+    are left out (NaN with a warning if none is left).
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Real-valued scores, higher meaning more relevant. Must be finite.
+
+    Returns
+    -------
+    loss : float
+        In [0, n_labels - 1]; the best achievable value is the mean of
+        ``|Y_i| - 1`` over the instances kept; NaN if undefined.
+    """
+    return _coverage(_prepare(Y_true, Y_score))
+
+
+def ranking_loss(Y_true, Y_score):
+    r"""Ranking loss: the fraction of relevant/irrelevant label pairs mis-ordered.
+
+    .. math:: \mathrm{rloss}(f) = \frac{1}{p}\sum_{i=1}^{p}
+              \frac{|\{(y', y'') \in Y_i \times \bar Y_i :
+              f(x_i, y') \le f(x_i, y'')\}|}{|Y_i|\,|\bar Y_i|}
+
+    A tie between a relevant and an irrelevant label counts as mis-ordered
+    (the papers' ``<=``; scikit-learn's :func:`~sklearn.metrics.label_ranking_loss`
+    does the same). Instances with no relevant label or with every label
+    relevant are left out (scikit-learn scores them 0); NaN with a warning if
+    none is left.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Real-valued scores, higher meaning more relevant. Must be finite.
+
+    Returns
+    -------
+    loss : float
+        In [0, 1]; 0 is best; NaN if undefined.
+    """
+    return _ranking_loss(_prepare(Y_true, Y_score))
+
+
+def average_precision(Y_true, Y_score):
+    r"""Average precision of the label ranking.
+
+    .. math:: \mathrm{avgprec}(f) = \frac{1}{p}\sum_{i=1}^{p}\frac{1}{|Y_i|}
+              \sum_{y \in Y_i}\frac{|\{y' \in Y_i : \mathrm{rank}_f(x_i, y')
+              \le \mathrm{rank}_f(x_i, y)\}|}{\mathrm{rank}_f(x_i, y)}
+
+    with the pessimistic rank :math:`|\{y' : f(x_i, y') \ge f(x_i, y)\}|`, as
+    in scikit-learn's :func:`~sklearn.metrics.label_ranking_average_precision_score`.
+    Instances with no relevant label or with every label relevant are left out
+    (scikit-learn scores them 1); NaN with a warning if none is left.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Real-valued scores, higher meaning more relevant. Must be finite.
+
+    Returns
+    -------
+    score : float
+        In (0, 1]; 1 is best; NaN if undefined.
+    """
+    return _average_precision(_prepare(Y_true, Y_score))
