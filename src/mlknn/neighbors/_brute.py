@@ -9,14 +9,27 @@ exact enough for duplicates to come out as 0 (the GEMM expansion
 
 The algorithm, per chunk of queries (memory bounded by ``working_memory``):
 
-1. approximate squared distances with one matrix product (float32 when X is
-   float32, else float64);
-2. the k-th smallest value per row plus a rounding tolerance gives a candidate set
-   that certainly contains every true neighbour and every tie at the boundary;
-3. the candidates' distances are recomputed exactly in float64 (direct
-   differences for dense input), then ordered by (distance, index).
+1. one matrix product gives the ranking key ``v = |x|^2 / 2 - q.x`` for every
+   (query, training point) pair: the training matrix is stored augmented with a
+   ``|x|^2 / 2`` column and the queries with a ``-1`` column, so the GEMM writes
+   ``v`` directly into a reused buffer (float32 GEMM when X is float32, else
+   float64). ``v`` orders the training points of a row exactly as the squared
+   distance ``|q|^2 + 2 v`` does, so no elementwise pass is needed;
+2. a threshold that is at least the k-th smallest ``v`` of the row, cheaply: the
+   columns are split into interleaved groups (column ``j`` belongs to group
+   ``j mod B``) and the k-th smallest of the group minima is an upper bound on the
+   k-th smallest value (k groups, k distinct values at or below it). Adding twice
+   the GEMM rounding bound gives a threshold that certainly admits every true
+   neighbour and every tie at the boundary;
+3. only groups whose minimum is under the threshold can hold candidates: their
+   members are gathered and filtered, and the candidates' squared distances are
+   recomputed exactly in float64 (direct differences for dense input), then
+   ordered by (distance, index).
 
-No n x n matrix is allocated: a chunk is ``chunk_rows x n_train``.
+Steps 2-3 touch each GEMM output once (the group-minimum reduction); the full-row
+selection, the boolean mask and ``nonzero`` over the whole chunk of the first
+version are gone (see docs/performance.md for the measurements). No n x n matrix is
+allocated: a chunk is ``chunk_rows x n_train``.
 """
 
 import numpy as np
@@ -25,9 +38,15 @@ from sklearn.utils import check_array
 
 from ._base import register_backend
 
-# Relative rounding error of the GEMM expansion that step 2 must cover.
+# Relative rounding error of the GEMM that step 2 must cover, relative to
+# |q|^2 + max |x|^2 (in units of v = |x|^2/2 - q.x, so 2x the bound of the expansion).
 _GEMM_RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
 _METRICS = ("euclidean", "sqeuclidean", "cosine")
+# Query rows per chunk at most: large enough for an efficient GEMM, small enough
+# that the chunk's output stays near the cache (measured in benchmarks/).
+_MAX_CHUNK_ROWS = 256
+# Group size of step 2 (columns per group): the selection runs over n / 32 minima.
+_GROUP = 32
 
 
 class BruteNeighbors:
@@ -97,8 +116,20 @@ class BruteNeighbors:
                 f"Got {self.metric!r} instead."
             )
         X = self._prepare(X)
-        self._fit_X = X
         self._fit_sqnorm = _row_sqnorms(X)
+        if sp.issparse(X):
+            self._fit_aug = None
+            self._fit_X = X
+        else:
+            # [X, |x|^2 / 2], C-contiguous: the GEMM of step 1 reads it directly;
+            # _fit_X is a view of its first columns (no second copy of X).
+            n, d = X.shape
+            aug = np.empty((n, d + 1), dtype=X.dtype)
+            aug[:, :d] = X
+            aug[:, d] = 0.5 * self._fit_sqnorm
+            self._fit_aug = aug
+            self._fit_X = aug[:, :d]
+        self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
         self.n_samples_fit_ = X.shape[0]
         self.n_features_in_ = X.shape[1]
         return self
@@ -141,12 +172,16 @@ class BruteNeighbors:
         n_q = Q.shape[0]
         dist = np.empty((n_q, n_neighbors), dtype=np.float64)
         ind = np.empty((n_q, n_neighbors), dtype=np.intp)
-        # ~3 float buffers of chunk_rows x n_fit live at once.
-        itemsize = 8
-        chunk = max(1, int(self.working_memory * 2**20 // (3 * itemsize * max(n_fit, 1))))
+        gemm_dtype = self._fit_X.dtype if self._fit_aug is not None else np.float64
+        itemsize = np.dtype(gemm_dtype).itemsize
+        chunk = int(self.working_memory * 2**20 // (itemsize * max(n_fit, 1)))
+        chunk = max(1, min(chunk, _MAX_CHUNK_ROWS, n_q))
+        buf = np.empty((chunk, n_fit), dtype=gemm_dtype) if self._fit_aug is not None else None
         for start in range(0, n_q, chunk):
             stop = min(start + chunk, n_q)
-            d, i = self._chunk(Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors)
+            d, i = self._chunk(
+                Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors, buf
+            )
             dist[start:stop], ind[start:stop] = d, i
         if self.metric == "euclidean":
             np.sqrt(dist, out=dist)
@@ -154,28 +189,60 @@ class BruteNeighbors:
             dist *= 0.5  # |a-b|^2 = 2 - 2cos for unit vectors
         return (dist, ind) if return_distance else ind
 
-    def _chunk(self, Qc, qn, loo_offset, k):
-        X, xn = self._fit_X, self._fit_sqnorm
+    def _ranking_keys(self, Qc, buf):
+        """Step 1: ``v = |x|^2 / 2 - q.x`` for every pair, shape (rows, n_fit)."""
+        X = self._fit_X
         n_rows = Qc.shape[0]
-        # Step 1: approximate squared distances.
+        if self._fit_aug is not None and not sp.issparse(Qc):
+            aug = self._fit_aug
+            d = aug.shape[1] - 1
+            Qa = np.empty((n_rows, d + 1), dtype=aug.dtype)
+            np.negative(Qc, out=Qa[:, :d], casting="same_kind")
+            Qa[:, d] = 1.0
+            return np.matmul(Qa, aug.T, out=buf[:n_rows])
         prod = Qc @ X.T
         D = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
-        D *= -2
-        D += qn[:, None].astype(D.dtype)
-        D += xn[None, :].astype(D.dtype)
+        if D.dtype != np.float64 and D.dtype != np.float32:
+            D = D.astype(np.float64)
+        np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
+        return D
+
+    def _chunk(self, Qc, qn, loo_offset, k, buf=None):
+        X, xn = self._fit_X, self._fit_sqnorm
+        n_rows, n_fit = Qc.shape[0], X.shape[0]
+        V = self._ranking_keys(Qc, buf)
         rows = np.arange(n_rows)
         if loo_offset is not None:
-            D[rows, rows + loo_offset] = np.inf  # exclude the point itself only
-        # Step 2: threshold = k-th smallest + rounding tolerance.
-        kth = np.partition(D, k - 1, axis=1)[:, k - 1]
-        scale = qn + xn.max(initial=0.0)
-        tol = _GEMM_RTOL.get(D.dtype, 1e-11) * scale + 1e-300
-        mask = D <= (kth + tol)[:, None].astype(D.dtype)
-        if loo_offset is not None:
-            mask[rows, rows + loo_offset] = False
-        r, c = np.nonzero(mask)
-        del D, mask
-        # Step 3: exact recomputation on the candidates, then (distance, index) order.
+            V[rows, rows + loo_offset] = np.inf  # exclude the point itself only
+        # Step 2: an upper bound on the k-th smallest key, from interleaved groups.
+        m = max(1, min(_GROUP, n_fit // (4 * k)))
+        n_groups = n_fit // m
+        body = m * n_groups
+        if m > 1:
+            G = V[:, :body].reshape(n_rows, m, n_groups).min(axis=1)
+            pool = np.concatenate((G, V[:, body:]), axis=1) if body < n_fit else G
+        else:
+            G = pool = V
+        kth = np.partition(pool, k - 1, axis=1)[:, k - 1].astype(np.float64)
+        delta = _GEMM_RTOL.get(V.dtype, 1e-11) * (qn + self._fit_sqnorm_max)
+        thr = (kth + 2.0 * delta + 1e-300).astype(V.dtype)
+        # Step 3: members of the groups whose minimum passes, then the tail columns.
+        # (Flat indices: 2-D nonzero and 2-D fancy indexing are several times slower.)
+        if m > 1:
+            flat = np.flatnonzero(G <= thr[:, None])
+            gr, gg = np.divmod(flat, n_groups)
+            cols = gg[:, None] + n_groups * np.arange(m)[None, :]
+            vals = np.take(V.reshape(-1), (gr * n_fit)[:, None] + cols)
+            sel = vals <= thr[gr][:, None]
+            r = np.broadcast_to(gr[:, None], cols.shape)[sel]
+            c = cols[sel]
+            if body < n_fit:
+                tr, tc = np.divmod(np.flatnonzero(V[:, body:] <= thr[:, None]), n_fit - body)
+                r = np.concatenate((r, tr))
+                c = np.concatenate((c, tc + body))
+        else:
+            r, c = np.divmod(np.flatnonzero(V <= thr[:, None]), n_fit)
+        # Exact recomputation on the candidates, then (row, distance, index) order.
         exact = _exact_sqdist(Qc, X, qn, xn, r, c)
         order = np.lexsort((c, exact, r))
         r, c, exact = r[order], c[order], exact[order]
@@ -321,17 +388,24 @@ def _l2_normalize(X):
 def _exact_sqdist(Qc, X, qn, xn, r, c, block=1 << 16):
     """Squared distances of the pairs (Qc[r], X[c]) in float64, block by block."""
     out = np.empty(r.shape[0], dtype=np.float64)
+    dense = not sp.issparse(X) and not sp.issparse(Qc)
+    if dense:
+        Q64 = np.asarray(Qc, dtype=np.float64)  # one chunk of queries: small
     for s in range(0, r.shape[0], block):
         rr, cc = r[s : s + block], c[s : s + block]
-        if sp.issparse(X):
-            A = Qc[rr].astype(np.float64)
-            B = X[cc].astype(np.float64)
-            dots = np.asarray(A.multiply(B).sum(axis=1)).ravel()
+        if dense:
+            # float64 minus float32 upcasts inside the ufunc: no converted copy of X[cc].
+            diff = np.subtract(Q64[rr], X[cc], dtype=np.float64)
+            v = np.einsum("ij,ij->i", diff, diff)
+        else:
+            A = sp.csr_matrix(Qc[rr], dtype=np.float64) if sp.issparse(Qc) else np.asarray(Qc[rr], dtype=np.float64)
+            B = sp.csr_matrix(X[cc], dtype=np.float64) if sp.issparse(X) else np.asarray(X[cc], dtype=np.float64)
+            if sp.issparse(A):
+                dots = np.asarray(A.multiply(B).sum(axis=1)).ravel()
+            else:
+                dots = np.asarray(B.multiply(A).sum(axis=1)).ravel()
             v = qn[rr] + xn[cc] - 2.0 * dots
             np.maximum(v, 0.0, out=v)
-        else:
-            diff = np.asarray(Qc[rr], dtype=np.float64) - np.asarray(X[cc], dtype=np.float64)
-            v = np.einsum("ij,ij->i", diff, diff)
         out[s : s + block] = v
     return out
 
