@@ -1,7 +1,9 @@
 """``mlknn hubness NAME [--k 10]``: S_k, H_occ^k and A_occ^k of a dataset.
 
-The measures of seed 001's Table 1 (eqs 1, 26, 27), from the exact leave-one-out
-k-NN graph of the dataset's features as loaded (no scaling), Euclidean metric.
+The measures of seed 001's Table 1 (eqs 1, 26, 27), from the exact k-NN graph of
+the dataset's features as loaded (no scaling), Euclidean metric: leave-one-out by
+default, or with each point as its own first neighbour (``--include-self``, the
+convention that reproduces Table 1's values).
 """
 
 import typer
@@ -9,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 
-def format_hubness_table(name, stats):
+def format_hubness_table(name, stats, include_self=False):
     """A rich table of one dataset's hubness measures (pure: no printing)."""
-    table = Table(title=f"hubness of {name} (k = {stats.n_neighbors})")
+    table = Table(title=f"hubness of {name} (k = {stats.n_neighbors}{', self included' if include_self else ''})")
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_row("n", str(stats.n_samples))
@@ -25,12 +27,18 @@ def format_hubness_table(name, stats):
 def hubness_command(
     name_or_path: str = typer.Argument(..., help="Dataset name (MANIFEST in $MLKNN_DATA) or path to an .arff file."),
     k: int = typer.Option(10, "--k", "-k", min=1, help="Number of neighbours k (Table 1 of seed 001 uses 10)."),
+    include_self: bool = typer.Option(
+        False,
+        "--include-self",
+        help="Count each point as its own first neighbour (k - 1 others), the convention that "
+        "reproduces seed 001's Table 1; default: the leave-one-out definition of the text.",
+    ),
 ):
     """Print the hubness of a dataset: S_k, H_occ and A_occ (seed 001, Table 1)."""
     from ..datasets import load
     from ..hubness import hubness_stats
 
     data = load(name_or_path)
-    stats = hubness_stats(data.X, n_neighbors=k)
-    Console().print(format_hubness_table(getattr(data, "name", name_or_path), stats))
+    stats = hubness_stats(data.X, n_neighbors=k, include_self=include_self)
+    Console().print(format_hubness_table(getattr(data, "name", name_or_path), stats, include_self))
     return stats

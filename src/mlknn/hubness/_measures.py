@@ -138,7 +138,7 @@ class HubnessStats:
         return getattr(self, key)
 
 
-def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", hubness=None):
+def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", hubness=None, include_self=False):
     """S_k, H_occ^k and A_occ^k of a dataset (seed 001, eqs 1, 26, 27; Table 1).
 
     Parameters
@@ -155,6 +155,14 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
         Measure the hubness of the graph *after* this hubness reduction
         (:mod:`mlknn.hubness`), with the reduction's default candidate width.
         Needs ``X`` (not a graph).
+    include_self : bool, default=False
+        False: the definition of the text, O_k(x) counts the *other* points that
+        have x among their k nearest neighbours (leave-one-out search). True: the
+        data are searched against themselves, so each point is normally its own
+        first neighbour and has k - 1 others (with more than k exact duplicates the
+        lower-index copies come first). This convention reproduces the values of
+        seed 001's Table 1 (see docs/hubness.md). Needs ``X``, not a graph, and no
+        ``hubness``.
 
     Returns
     -------
@@ -175,6 +183,11 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
             f"Got {n_neighbors!r} instead."
         )
     k = int(n_neighbors)
+    if include_self and (hubness is not None or isinstance(X, NeighborGraph)):
+        raise ValueError(
+            "The 'include_self' parameter of hubness_stats needs the data X and hubness=None; "
+            f"got include_self=True with {'a NeighborGraph' if isinstance(X, NeighborGraph) else f'hubness={hubness!r}'}."
+        )
     if isinstance(X, NeighborGraph):
         if hubness is not None:
             raise ValueError(
@@ -189,13 +202,16 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
 
         X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
         n = X.shape[0]
-        if k > n - 1:
+        limit = n if include_self else n - 1
+        if k > limit:
             raise ValueError(
-                f"The 'n_neighbors' parameter of hubness_stats must be <= n_samples - 1 = {n - 1} "
-                f"(leave-one-out). Got {k} instead."
+                f"The 'n_neighbors' parameter of hubness_stats must be <= {'n_samples' if include_self else 'n_samples - 1'} "
+                f"= {limit}{'' if include_self else ' (leave-one-out)'}. Got {k} instead."
             )
         index = get_backend(neighbors, metric=metric).fit(X)
-        if hubness is None:
+        if include_self:
+            graph = build_graph(index, X, k)
+        elif hubness is None:
             graph = build_graph(index, None, k)
         else:
             from ._reduction import make_reduction
@@ -204,7 +220,7 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
             width = max(k, min(reduction.search_width(k), n - 1))
             reduction.fit(build_graph(index, None, width), X)
             graph = reduction.fit_graph_
-    occ = k_occurrence(graph, graph.n_points)
+    occ = k_occurrence(graph, graph.n_points if graph.loo else X.shape[0])
     return HubnessStats(
         skewness=skewness(occ),
         hub_occurrence=hub_occurrence(occ, k),
