@@ -183,9 +183,10 @@ class RankSVM(BaselineClassifier):
     approximation. The map costs O(m n_components) memory.
 
     **Threshold.** The stacking threshold model of Knowl 6 is fitted on the
-    training scores: ``predict`` is ``f_j(x) > <w*, f(x)> + b*``.
-    ``decision_function`` is f(x); ``predict_proba`` is ``logistic(f(x))`` (a
-    monotone score, not a probability; not thresholded at 0.5).
+    training scores: ``predict`` is ``f_j(x) > t(x) = <w*, f(x)> + b*``.
+    ``decision_function`` is ``f(x) - t(x)`` (positive for the predicted labels,
+    as scikit-learn expects), ``predict_proba`` is ``logistic(f(x) - t(x))`` (a
+    monotone score, not a probability) and ``label_scores`` the raw f(x).
 
     Limitations: the pairs are materialised (memory O(sum_i |Y_i| |Ybar_i|));
     fine for emotions, scene and yeast, too big for label-rich sets like delicious.
@@ -313,18 +314,25 @@ class RankSVM(BaselineClassifier):
     def _scores_mapped(self, Phi):
         return _safe_dot(Phi, self.coef_) + self.intercept_
 
+    def _decision(self, X):
+        F = self._scores_mapped(self._phi(X))
+        return F - apply_threshold(F, self.threshold_coef_, self.threshold_intercept_)[:, None]
+
     def decision_function(self, X):
-        """The label scores f_j(x); shape (n, n_labels)."""
+        """``f_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
+        X = self._validate_predict_data(X)
+        return self._decision(X)
+
+    def label_scores(self, X):
+        """The raw Rank-SVM scores f_j(x) (before the threshold); shape (n, n_labels)."""
         X = self._validate_predict_data(X)
         return self._scores_mapped(self._phi(X))
 
     def _predict(self, X):
-        F = self._scores_mapped(self._phi(X))
-        t = apply_threshold(F, self.threshold_coef_, self.threshold_intercept_)
-        return (F > t[:, None]).astype(np.uint8)
+        return (self._decision(X) > 0).astype(np.uint8)
 
     def _predict_proba(self, X):
-        return expit(self._scores_mapped(self._phi(X)))
+        return expit(self._decision(X))
 
 
 # ----------------------------------------------------------------------- BP-MLL
@@ -378,9 +386,10 @@ class BPMLL(BaselineClassifier):
     or by plain gradient descent on the mean loss (``solver='gd'``: step
     ``learning_rate`` times the mean gradient, ``max_iter`` epochs).
 
-    ``predict`` applies the Knowl 6 threshold model fitted on the training outputs;
-    ``decision_function`` is c in [-1, 1]; ``predict_proba`` is ``(c + 1) / 2``
-    (a monotone score, not thresholded at 0.5).
+    ``predict`` applies the Knowl 6 threshold model t(x) fitted on the training
+    outputs: ``c_j > t(x)``. ``decision_function`` is ``c - t(x)``,
+    ``predict_proba`` is ``logistic(c - t(x))`` (a monotone score, not a
+    probability) and ``label_scores`` the raw outputs c in [-1, 1].
 
     Parameters
     ----------
@@ -480,18 +489,25 @@ class BPMLL(BaselineClassifier):
         B = np.tanh(_safe_dot(X, self.coefs_[0]) + self.intercepts_[0])
         return np.tanh(B @ self.coefs_[1] + self.intercepts_[1])
 
+    def _decision(self, X):
+        C = self._outputs(X)
+        return C - apply_threshold(C, self.threshold_coef_, self.threshold_intercept_)[:, None]
+
     def decision_function(self, X):
-        """Network outputs c in [-1, 1]; shape (n, n_labels)."""
+        """``c_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
+        X = self._validate_predict_data(X)
+        return self._decision(X)
+
+    def label_scores(self, X):
+        """The raw network outputs c_j(x) in [-1, 1] (before the threshold)."""
         X = self._validate_predict_data(X)
         return self._outputs(X)
 
     def _predict(self, X):
-        C = self._outputs(X)
-        t = apply_threshold(C, self.threshold_coef_, self.threshold_intercept_)
-        return (C > t[:, None]).astype(np.uint8)
+        return (self._decision(X) > 0).astype(np.uint8)
 
     def _predict_proba(self, X):
-        return 0.5 * (self._outputs(X) + 1.0)
+        return expit(self._decision(X))
 
 
 # ----------------------------------------------------------------------- ML-RBF

@@ -789,10 +789,11 @@ class ThresholdCalibration(BaselineClassifier):
 
     Notes
     -----
-    ``predict_proba`` returns the wrapped estimator's scores mapped to [0, 1]
-    (unchanged when they come from ``predict_proba``, the logistic function of a
-    ``decision_function``); the calibrated bipartition is ``decision_function > 0``
-    with ``decision_function(X) = f(x) - t(x)``, not ``predict_proba > 0.5``.
+    ``decision_function(X) = f(x) - t(x)`` is positive exactly for the predicted
+    labels, and ``predict_proba`` is its logistic function (a monotone score that
+    is > 0.5 for the predicted labels, not a probability); the wrapped
+    estimator's own scores are ``estimator_.predict_proba`` /
+    ``estimator_.decision_function``.
     """
 
     _parameter_constraints = {
@@ -837,6 +838,4 @@ class ThresholdCalibration(BaselineClassifier):
 
     def _predict_proba(self, X):
         F = self._scores(X)
-        if self.response_method_ == "predict_proba":
-            return np.clip(F, 0.0, 1.0)
-        return expit(F)
+        return expit(F - apply_threshold(F, self.coef_, self.intercept_)[:, None])
