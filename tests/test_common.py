@@ -3,6 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlknn import MLHiKNN, MLkNN
+from mlknn import BMLkNN, DMLkNN, NeighborhoodClassifier
 
 # Why each check is expected to fail. mlknn's estimators are multi-label: Y is a
 # (n, q) 0/1 matrix and predict_proba returns one (n, q) array.
@@ -26,7 +27,13 @@ EXPECTED_FAILED_CHECKS = {
 
 def all_estimators():
     """One instance of every public estimator, with small-data parameters."""
-    return [MLkNN(n_neighbors=3), MLHiKNN(n_neighbors=3)]
+    return [
+        MLkNN(n_neighbors=3),
+        MLHiKNN(n_neighbors=3),
+        DMLkNN(n_neighbors=3),
+        BMLkNN(n_neighbors=3, radius=1.0),
+        NeighborhoodClassifier(radius="auto", n_neighbors=3),
+    ]
 
 
 @parametrize_with_checks(
