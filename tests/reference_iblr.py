@@ -61,11 +61,20 @@ def loop_iblr(train_nbrs, Y, query_nbrs, k, X_train=None, X_query=None, C=5e7, m
     # deviation (n - 1); a constant column keeps scale 1.
     mean = [0.0] * p
     scale = [1.0] * p
+    # Sums run over the rows in order (so the standardised matrix is bit for bit the
+    # one mlknn builds: the nearly unpenalised fit is ill-conditioned enough that a
+    # 1-ulp difference in its input can move the fitted probabilities visibly).
     for j in range(p):
         column = [Ztr[i][j] for i in range(n)]
-        mean[j] = sum(column) / n
+        total = 0.0
+        for v in column:
+            total += v
+        mean[j] = total / n
         if max(column) != min(column):
-            scale[j] = math.sqrt(sum((v - mean[j]) ** 2 for v in column) / (n - 1))
+            squares = 0.0
+            for v in column:
+                squares += (v - mean[j]) * (v - mean[j])
+            scale[j] = math.sqrt(squares / (n - 1))
     Zs = np.array([[(Ztr[i][j] - mean[j]) / scale[j] for j in range(p)] for i in range(n)])
 
     m = len(Zq)

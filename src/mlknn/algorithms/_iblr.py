@@ -90,6 +90,7 @@ class IBLR(KNNMultiLabelBase):
     C : float, default=5e7
         Inverse penalty of scikit-learn's ``LogisticRegression``, > 0;
         ``C = 1 / (2 ridge)`` with Weka's ridge, so 5e7 is ridge 1e-8.
+        ``np.inf`` fits without any penalty (the optimum may then not exist).
     max_iter : int, default=1000
         lbfgs iterations per label, >= 1.
     tol : float, default=1e-4
@@ -140,7 +141,7 @@ class IBLR(KNNMultiLabelBase):
     _parameter_constraints = {
         **KNNMultiLabelBase._parameter_constraints,
         "include_features": ["boolean"],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="right")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
@@ -285,11 +286,17 @@ def _standardisation(Z):
         _, var = mean_variance_axis(Z, axis=0)
         center = np.zeros(Z.shape[1])
         constant = (Z.max(axis=0) - Z.min(axis=0)).toarray().ravel() == 0
+        sd = np.sqrt(var * (n / (n - 1)))
     else:
-        var = Z.var(axis=0)
-        center = Z.mean(axis=0)
+        # Sums along axis 0 of a C-ordered array accumulate row after row, so these
+        # are the textbook sums (the loop oracle reproduces them bit for bit; the
+        # nearly unpenalised fit can turn a 1-ulp change of its inputs into a
+        # visible change of the probabilities, see docs/iblr.md).
+        Z = np.ascontiguousarray(Z)
+        center = Z.sum(axis=0) / n
+        dev = Z - center
+        sd = np.sqrt((dev * dev).sum(axis=0) / (n - 1))
         constant = Z.max(axis=0) == Z.min(axis=0)
-    sd = np.sqrt(var * (n / (n - 1)))
     scale = np.where(constant | ~(sd > 0), 1.0, sd)
     return center, scale
 
