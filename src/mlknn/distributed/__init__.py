@@ -1,0 +1,27 @@
+"""Beyond one machine: mlknn on a Dask cluster (``pip install 'mlknn[dask]'``).
+
+* :func:`kneighbors_graph` -- the exact neighbour graph, block by block on the
+  workers, identical to :class:`mlknn.neighbors.BruteNeighbors`;
+* :class:`DistributedKNN` -- fit / predict any kNN estimator of mlknn with the
+  searches and the scoring on the cluster (identical results);
+* :class:`DaskExecutor` / :func:`run_experiment` -- an experiment grid whose fold
+  tasks run on the cluster while this process writes the results database.
+
+Importing this package does not import dask; every entry point imports it on
+first use (:func:`mlknn.utils.check_optional_dependency`). See docs/distributed.md.
+"""
+
+from ._estimators import DistributedKNN
+from ._experiments import DaskExecutor, local_client, run_experiment
+from ._graph import TrainingIndex, get_client, kneighbors_graph, merge_topk
+
+__all__ = [
+    "DaskExecutor",
+    "DistributedKNN",
+    "TrainingIndex",
+    "get_client",
+    "kneighbors_graph",
+    "local_client",
+    "merge_topk",
+    "run_experiment",
+]

@@ -1,0 +1,252 @@
+"""Fit and predict any mlknn kNN estimator with the heavy parts on a Dask cluster.
+
+What runs where
+---------------
+On the workers:
+
+* the neighbour searches (all the O(n^2 d) work): the training set's
+  leave-one-out graph for ``fit`` and the queries' graph for ``predict*``
+  (:class:`~mlknn.distributed.TrainingIndex`, exact, block by block);
+* the scoring: each query block's graph stays on the worker that merged it and is
+  turned into scores there by the fitted estimator (scattered once per fit) with
+  ``predict_proba_from_graph`` / ``predict_from_graph``.
+
+On the client (small, and what makes the model):
+
+* the training leave-one-out graph (n x k indices and distances), gathered once;
+* ``estimator.fit_from_graph(graph, Y, X)``: ML-kNN's prior and likelihood tables,
+  DMLkNN's and BMLkNN's count tables, MLHiKNN's k-occurrences and per-label
+  logistic regressions, IBLR's per-label logistic regressions, the hubness
+  reduction's statistics. These are O(n k q) (plus the q regressions) and need
+  the whole graph at once;
+* Y, and X when the estimator reads the training features (IBLR-ML+, hubness
+  reduction MP / DSL, the radius counts of NeighborhoodClassifier).
+
+The results equal the single-machine estimator's exactly: same graph (see
+:mod:`mlknn.distributed._graph`), same ``fit_from_graph``, and scoring is row-wise.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..neighbors import BruteNeighbors, NeighborGraph, is_exact
+from ._graph import TrainingIndex, _gather_with_recovery, _is_dask_array, _validate_local, get_client
+
+__all__ = ["DistributedKNN"]
+
+
+def _check_knn_estimator(estimator):
+    from sklearn.base import clone
+
+    from ..base import KNNMultiLabelBase
+
+    if not isinstance(estimator, KNNMultiLabelBase):
+        raise TypeError(
+            "DistributedKNN needs a kNN estimator of mlknn (a KNNMultiLabelBase: "
+            f"MLkNN, DMLkNN, MLHiKNN, BMLkNN, BRkNN, IBLR, ...). Got {type(estimator).__name__} instead."
+        )
+    est = clone(estimator)
+    est._validate_params()
+    neighbors = est.neighbors
+    if isinstance(neighbors, str) and neighbors == "precomputed":
+        raise ValueError("DistributedKNN searches neighbours itself; neighbors='precomputed' cannot be used.")
+    if not is_exact(neighbors):
+        warnings.warn(
+            f"DistributedKNN always searches exactly (the brute kernel); the estimator's approximate "
+            f"neighbors={neighbors!r} backend is not used.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return est
+
+
+def _needs_features(est):
+    """Whether fit_from_graph / predict read the training features, not only the graph."""
+    if getattr(est, "include_features", False):
+        return True
+    if hasattr(est, "_radius_counts"):
+        return True
+    reduction = est._hubness_reduction() if hasattr(est, "_hubness_reduction") else None
+    return bool(getattr(reduction, "_needs_X", False))
+
+
+def _needs_index(est):
+    # NeighborhoodClassifier counts the points of a radius beyond the graph through nn_.
+    return hasattr(est, "_radius_counts")
+
+
+def _score_block(estimator, part, X_block, method):
+    """Worker side: one query block's graph -> scores (or 0/1 predictions)."""
+    dist, ind = part
+    graph = NeighborGraph(ind, dist, loo=False)
+    if X_block is not None and not hasattr(X_block, "shape"):
+        X_block = np.asarray(X_block)
+    return getattr(estimator, method)(graph, X_block)
+
+
+def _local(X):
+    return X.compute() if _is_dask_array(X) else X
+
+
+class DistributedKNN:
+    """A kNN estimator of mlknn fitted and applied on a Dask cluster.
+
+    ``DistributedKNN(MLkNN(n_neighbors=10), client).fit(X, Y).predict_proba(Q)``
+    equals ``MLkNN(n_neighbors=10).fit(X, Y).predict_proba(Q)`` exactly (every kNN
+    estimator, every metric of the brute backend, hubness reduction included).
+
+    Parameters
+    ----------
+    estimator : KNNMultiLabelBase
+        The unfitted estimator (cloned; the user's object is not changed). Its
+        ``neighbors`` backend is replaced by the exact distributed search.
+    client : distributed.Client, optional
+        Default: the current default client.
+    train_block, query_block : int, optional
+        Rows per block of the training set / of the queries (see
+        :func:`mlknn.distributed.kneighbors_graph`).
+    retries : int, default=1
+        ``retries=`` of every task.
+    keep_index : bool or "auto", default="auto"
+        Also fit a single-machine index on the client and keep it as the fitted
+        estimator's ``nn_`` (needs the training set here; makes
+        ``estimator_.predict(X)`` work without a cluster). "auto": only for the
+        estimators that need it (NeighborhoodClassifier's radius counts).
+
+    Attributes
+    ----------
+    estimator_ : KNNMultiLabelBase
+        The fitted estimator (a plain mlknn estimator, picklable and savable).
+    train_ : TrainingIndex
+        The training blocks and block indices on the cluster.
+    n_features_in_ : int
+
+    Notes
+    -----
+    See the module docstring for what runs on the workers and what stays on the
+    client. Inputs may be numpy arrays, scipy sparse matrices or dask arrays; a
+    dask array is read by the workers, and only computed here when the estimator
+    needs the training features (IBLR-ML+, MP / DSL hubness reduction,
+    NeighborhoodClassifier) or for Y.
+    """
+
+    def __init__(self, estimator, client=None, *, train_block=None, query_block=None, retries=1, keep_index="auto"):
+        self.estimator = estimator
+        self.client = client
+        self.train_block = train_block
+        self.query_block = query_block
+        self.retries = retries
+        self.keep_index = keep_index
+
+    def __repr__(self):
+        return f"DistributedKNN({self.estimator!r})"
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, Y):
+        """Search the training set's leave-one-out graph on the cluster, fit here.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        Y : {array-like, dask array} of shape (n_samples, n_labels)
+
+        Returns
+        -------
+        self
+        """
+        est = _check_knn_estimator(self.estimator)
+        client = get_client(self.client, "DistributedKNN.fit")
+        if Y is None:
+            raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None.")
+        Y = _local(Y)
+        if not _is_dask_array(X):
+            X = _validate_local(X, "X")
+        train = TrainingIndex(X, client, metric=est.metric, train_block=self.train_block, retries=self.retries)
+        n = train.n_samples_fit_
+        width = est._width_for(n)
+        est._check_n_neighbors(n, width)
+        dist, ind = train.kneighbors(None, width)
+        graph = NeighborGraph(ind, dist, loo=True)
+        need_index = self.keep_index is True or (self.keep_index == "auto" and _needs_index(est))
+        X_fit = None
+        if not _is_dask_array(X):
+            X_fit = X
+        elif need_index or _needs_features(est):
+            X_fit = _validate_local(X.compute(), "X")
+        index = None
+        if need_index:
+            index = BruteNeighbors(metric=est.metric).fit(X_fit)
+        est.fit_from_graph(graph, Y, X=X_fit, index=index)
+        if X_fit is None:
+            est.n_features_in_ = train.n_features_in_
+        self.estimator_ = est
+        self.train_ = train
+        self.n_features_in_ = train.n_features_in_
+        self._client = client
+        self._estimator_future = None
+        return self
+
+    # ------------------------------------------------------------ predict
+    def _check_fitted(self):
+        if not hasattr(self, "estimator_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("This DistributedKNN instance is not fitted yet; call fit first.")
+
+    def _query_blocks(self, X):
+        if not _is_dask_array(X):
+            from ..base import validate_features
+
+            X = validate_features(self.estimator_, X, reset=False)
+        return self.train_.query_blocks(X, self.query_block)
+
+    def _scattered_estimator(self):
+        fut = self._estimator_future
+        if fut is None or fut.status != "finished":
+            fut = self._client.scatter(self.estimator_, broadcast=True, hash=False)
+            self._estimator_future = fut
+        return fut
+
+    def _apply(self, X, method):
+        self._check_fitted()
+        queries = self._query_blocks(X)
+        width = self.estimator_._width_for(self.estimator_.n_train_)
+        client = self._client
+
+        def build():
+            est = self._scattered_estimator()
+            parts = self.train_.graph_futures(queries, width)
+            return [
+                client.submit(_score_block, est, part, qf, method, retries=self.retries)
+                for part, qf in zip(parts, queries.futures)
+            ]
+
+        def rebuild():
+            self._estimator_future = None
+            return build()
+
+        blocks = _gather_with_recovery(self.train_, queries, build(), rebuild)
+        return np.concatenate(blocks, axis=0)
+
+    def predict_proba(self, X):
+        """Scores in [0, 1], shape (n_queries, n_labels), computed on the workers."""
+        return self._apply(X, "predict_proba_from_graph")
+
+    def predict(self, X):
+        """0/1 predictions, shape (n_queries, n_labels), dtype of the Y given to fit."""
+        return self._apply(X, "predict_from_graph")
+
+    def kneighbors_graph(self, X=None):
+        """The neighbour graph (``_search_width()`` wide) of X on the cluster (None: training LOO)."""
+        self._check_fitted()
+        queries = None if X is None else self._query_blocks(X)
+        width = self.estimator_._width_for(self.estimator_.n_train_)
+        dist, ind = self.train_.kneighbors(queries, width)
+        return NeighborGraph(ind, dist, loo=X is None)
+
+    def score(self, X, Y):
+        """Subset accuracy, as the estimator's ``score``."""
+        from sklearn.metrics import accuracy_score
+
+        return accuracy_score(np.asarray(_local(Y)), self.predict(X))

@@ -1,0 +1,272 @@
+"""Experiment grids on a Dask cluster: fold tasks on the workers, results written here.
+
+:func:`mlknn.experiments.run_experiment` plans the grid (the missing cells of
+every fold), and hands each dataset's fold tasks to an *executor*. The interface
+is one method::
+
+    executor.run_folds(fn, tasks, X, Y)  ->  iterator of fn(task, X, Y)
+
+yielding one result per task, each exactly once, in any order. :class:`DaskExecutor`
+implements it with a Dask client: ``X`` and ``Y`` are scattered to every worker
+once per dataset, each fold task is one Dask task (``retries=``), and results are
+yielded as they finish (``as_completed``), so the harness writes each finished fold
+into the SQLite database at once, in this process only. The resumability
+guarantees of the harness are unchanged: a fold is written in one transaction,
+``INSERT OR IGNORE`` makes a second copy of a cell a no-op, and running the same
+command again computes only the missing cells.
+
+Faults
+------
+* A task that raises is run again by Dask up to ``retries`` times (then the run
+  stops with the task's error, as on one machine).
+* A worker that dies in the middle of a task: the scheduler reruns the task on
+  another worker (up to ``distributed.scheduler.allowed-failures`` times); if it
+  gives up (``KilledWorker``) or the scattered data were lost, this executor
+  scatters the data again and resubmits the task, at most ``max_resubmits`` times
+  per task.
+* Nothing is lost or written twice: a task's rows reach the database only when the
+  task finished, and each task is yielded once.
+
+:attr:`DaskExecutor.stats` counts what happened (lost workers, tasks rerun after a
+worker died, tasks rerun after an error, tasks resubmitted) and
+:meth:`DaskExecutor.report` says it in one line.
+"""
+
+import contextlib
+import logging
+import time
+
+from ._graph import _is_lost_data_error, get_client
+
+__all__ = ["DaskExecutor", "local_client", "run_experiment"]
+
+logger = logging.getLogger("mlknn.distributed")
+
+#: Event topic the fold tasks log their errors to (counted as retried tasks).
+EVENT_TOPIC = "mlknn-fold-task"
+
+
+def _logged_call(fn, task, X, Y):
+    """Run ``fn(task, X, Y)`` on a worker; an exception is logged as an event first."""
+    try:
+        return fn(task, X, Y)
+    except Exception as exc:
+        try:
+            from distributed import get_worker
+
+            get_worker().log_event(EVENT_TOPIC, {"action": "task-error", "error": f"{type(exc).__name__}: {exc}"})
+        except Exception:  # noqa: BLE001 - not on a worker, or no event log
+            pass
+        raise
+
+
+class DaskExecutor:
+    """Runs the experiment harness's fold tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        Default: the current default client.
+    retries : int, default=2
+        ``retries=`` of every fold task (reruns after an exception).
+    max_resubmits : int, default=3
+        How many times one fold task may be resubmitted after ``KilledWorker`` or
+        lost input data.
+    fold_function : callable, optional
+        Replaces the ``fn`` the harness passes (same signature
+        ``fn(task, X, Y) -> (task, rows)``); for wrapping fold tasks, e.g. fault
+        injection in tests. Must be importable or picklable on the workers.
+    verbose : bool, default=False
+        Also print :meth:`report` after each dataset (it is always logged to the
+        ``mlknn.distributed`` logger).
+
+    Attributes
+    ----------
+    stats : dict
+        ``tasks`` submitted, ``lost_workers``, ``rescheduled`` (tasks that were
+        running on a worker that died, rerun by the scheduler), ``retried`` (tasks
+        rerun after an exception), ``resubmitted`` (by this executor), ``rescattered``
+        (times the data were sent again).
+    """
+
+    def __init__(self, client=None, *, retries=2, max_resubmits=3, fold_function=None, verbose=False):
+        self.client = client
+        self.retries = retries
+        self.max_resubmits = max_resubmits
+        self.fold_function = fold_function
+        self.verbose = verbose
+        self.stats = {"tasks": 0, "lost_workers": 0, "rescheduled": 0, "retried": 0, "resubmitted": 0, "rescattered": 0}
+        self._lost_seen = set()
+
+    # ----------------------------------------------------------- interface
+    def run_folds(self, fn, tasks, X, Y):
+        """Yield ``fn(task, X, Y)`` for every task, each once, as they finish.
+
+        Parameters
+        ----------
+        fn : callable
+            The harness's fold function (picklable: a module-level function).
+        tasks : list
+            Fold tasks (picklable).
+        X, Y : arrays
+            The dataset; scattered to every worker once.
+
+        Yields
+        ------
+        fn(task, X, Y)
+        """
+        from distributed import as_completed
+
+        client = get_client(self.client, "DaskExecutor")
+        fn = self.fold_function or fn
+        tasks = list(tasks)
+        if not tasks:
+            return
+        mark = self._event_mark(client)
+        data = self._scatter(client, X, Y)
+        live, attempts, keys = {}, {}, set()
+
+        def submit(i):
+            fut = client.submit(_logged_call, fn, tasks[i], *data, retries=self.retries, pure=False)
+            live[fut.key] = (i, fut)
+            keys.add(fut.key)
+            return fut
+
+        pending = as_completed([submit(i) for i in range(len(tasks))])
+        self.stats["tasks"] += len(tasks)
+        try:
+            for fut in pending:
+                i, _ = live.pop(fut.key)
+                try:
+                    result = fut.result()
+                except Exception as exc:  # noqa: BLE001 - resubmitted or re-raised
+                    if not _is_lost_data_error(exc) or attempts.get(i, 0) >= self.max_resubmits:
+                        raise
+                    attempts[i] = attempts.get(i, 0) + 1
+                    self.stats["resubmitted"] += 1
+                    logger.warning("fold task %d failed with %s: %s; resubmitting", i, type(exc).__name__, exc)
+                    if any(d.status != "finished" for d in data):
+                        data = self._scatter(client, X, Y)
+                        self.stats["rescattered"] += 1
+                    pending.add(submit(i))
+                    continue
+                fut.release()
+                yield result
+        finally:
+            for _, fut in live.values():  # stopped early (error, interrupt): cancel the rest
+                fut.cancel()
+            self._count_events(client, mark, keys)
+            msg = self.report()
+            logger.info(msg)
+            if self.verbose:
+                print(msg)
+
+    # --------------------------------------------------------------- helpers
+    @staticmethod
+    def _scatter(client, X, Y):
+        # On every worker: each fold task reads the whole dataset, and a worker
+        # that dies then leaves a copy on the others.
+        return client.scatter([X, Y], broadcast=True, hash=False)
+
+    @staticmethod
+    def _event_mark(client):
+        try:
+            events = client.get_events("all")
+        except Exception:  # noqa: BLE001 - statistics only
+            return None
+        return events[-1][0] if events else float("-inf")
+
+    def _count_events(self, client, mark, keys):
+        if mark is None:
+            return
+        try:
+            events = client.get_events("all")
+            errors = client.get_events(EVENT_TOPIC)
+        except Exception:  # noqa: BLE001 - statistics only
+            return
+        for ts, msg in events:
+            if ts <= mark or not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+                continue
+            if msg.get("expected"):  # a worker retired on purpose (scaling down)
+                continue
+            ident = (ts, msg.get("worker"))
+            if ident in self._lost_seen:
+                continue
+            self._lost_seen.add(ident)
+            self.stats["lost_workers"] += 1
+            self.stats["rescheduled"] += len(set(msg.get("processing-tasks") or ()) & keys)
+        self.stats["retried"] += sum(1 for ts, _ in errors if ts > mark)
+
+    def report(self):
+        """One line: tasks, lost workers and the tasks run again."""
+        s = self.stats
+        return (
+            f"dask: {s['tasks']} fold task(s); {s['lost_workers']} worker(s) lost, "
+            f"{s['rescheduled']} task(s) rerun after a worker died, {s['retried']} after an error, "
+            f"{s['resubmitted']} resubmitted"
+            + (f", data scattered again {s['rescattered']} time(s)" if s["rescattered"] else "")
+        )
+
+
+@contextlib.contextmanager
+def local_client(n_workers=None, *, scheduler=None, threads_per_worker=1, **cluster_kwargs):
+    """A Dask client for ``scheduler`` (an address), or for a new LocalCluster.
+
+    Parameters
+    ----------
+    n_workers : int, optional
+        Worker processes of the LocalCluster (when ``scheduler`` is None).
+    scheduler : str, optional
+        Address of a running scheduler (``tcp://host:8786``).
+    threads_per_worker : int, default=1
+        One thread per worker process: BLAS and the kernels use one core each.
+    **cluster_kwargs
+        Passed to ``distributed.LocalCluster``.
+
+    Yields
+    ------
+    distributed.Client
+    """
+    from ._graph import _distributed
+
+    distributed = _distributed("mlknn.distributed.local_client")
+    if scheduler is not None:
+        with distributed.Client(scheduler) as client:
+            yield client
+        return
+    cluster_kwargs.setdefault("processes", True)
+    cluster_kwargs.setdefault("dashboard_address", None)
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, **cluster_kwargs) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client
+
+
+def run_experiment(config, db, *, client=None, retries=2, max_resubmits=3, progress=None, data=None, data_home=None, verbose=False):
+    """:func:`mlknn.experiments.run_experiment` with the fold tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+    db : ResultsDB or path
+        Written by this process only.
+    client : distributed.Client, optional
+    retries, max_resubmits, verbose
+        See :class:`DaskExecutor`.
+    progress, data, data_home
+        As for :func:`mlknn.experiments.run_experiment`.
+
+    Returns
+    -------
+    dict
+        The harness's summary plus ``"dask"``: :attr:`DaskExecutor.stats`.
+    """
+    from ..experiments import run_experiment as _run
+
+    executor = DaskExecutor(client, retries=retries, max_resubmits=max_resubmits, verbose=verbose)
+    start = time.perf_counter()
+    summary = _run(config, db, progress=progress, data=data, data_home=data_home, executor=executor)
+    summary = dict(summary)
+    summary["dask"] = dict(executor.stats)
+    summary["dask_seconds"] = time.perf_counter() - start
+    summary["dask_report"] = executor.report()
+    return summary
