@@ -288,7 +288,7 @@ class _NullProgress:
         pass
 
 
-def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=None):
+def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=None, executor=None):
     """Run (or complete) an experiment.
 
     Parameters
@@ -303,6 +303,11 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
         In-memory datasets (take precedence over loading by name).
     data_home : str, optional
         Dataset folder (default ``$MLKNN_DATA``).
+    executor : object with ``run_folds(fn, tasks, X, Y)``, optional
+        Runs the fold tasks elsewhere instead of joblib (e.g.
+        :class:`mlknn.distributed.DaskExecutor` on a Dask cluster): it must yield
+        ``fn(task, X, Y)`` for every task exactly once, in any order, as they
+        finish. This process still writes every result (``n_jobs`` is then unused).
 
     Returns
     -------
@@ -348,7 +353,9 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
             if not tasks:
                 continue
             progress.message(f"{dataset}: {len(tasks)} fold(s) to compute")
-            if n_jobs == 1 or len(tasks) == 1:
+            if executor is not None:
+                results = executor.run_folds(_run_fold_job, tasks, X, Y)
+            elif n_jobs == 1 or len(tasks) == 1:
                 results = (_run_fold_job(t, X, Y) for t in tasks)
             else:
                 from joblib import Parallel, delayed
