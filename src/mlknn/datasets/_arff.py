@@ -143,8 +143,9 @@ class _LineCounter:
     otherwise be lost.
     """
 
-    def __init__(self, fp):
+    def __init__(self, fp, path=None):
         self._fp = fp
+        self._path = path
         self.lineno = 0
         self.n_data = 0
         self.in_data = False
@@ -157,10 +158,42 @@ class _LineCounter:
                 s = line.strip()
                 if s and not s.startswith("%"):
                     self.n_data += 1
+                    if self._path is not None and s.startswith("{"):
+                        _check_sparse_keys(s, self._path, self.lineno)
             elif line.strip(" \r\n").upper().startswith("@DATA"):
                 self.in_data = True
             yield line
         self.eof = True
+
+
+# A sparse row without quotes: every key follows '{' or ','. (An unquoted
+# value cannot contain ',' or '{', so this finds exactly the keys.)
+_SPARSE_KEY_RE = re.compile(r"[{,]\s*(\d+)")
+
+
+def _check_sparse_keys(s, path, lineno):
+    """Refuse a sparse row that gives the same attribute twice.
+
+    liac-arff reads a sparse row into a dict, so ``{3 1,3 0}`` would silently
+    keep the last value (a duplicated label would flip without a trace).
+    Malformed rows are left to liac-arff, which reports them.
+    """
+    if "'" in s or '"' in s:
+        keys = [k for k, _v in arff._RE_SPARSE_KEY_VALUES.findall(s) if k]
+    else:
+        keys = _SPARSE_KEY_RE.findall(s)
+    if len(keys) != len(set(keys)):
+        seen, dup = set(), None
+        for k in keys:
+            if k in seen:
+                dup = k
+                break
+            seen.add(k)
+        raise DatasetFormatError(
+            f"sparse data row gives attribute index {int(dup)} more than once",
+            path=path,
+            line=lineno,
+        )
 
 
 def _peek_is_sparse(path, encoding):
@@ -239,13 +272,117 @@ def _is_string(t):
     return isinstance(t, str) and t == "STRING"
 
 
+# NFA states of liac-arff's nominal-type regex (see _nominal_decl_ok).
+_N_START, _N_PRE, _N_DQ, _N_SQ, _N_BARE, _N_POST, _N_END = range(7)
+
+
+def _nominal_decl_ok(type_):
+    r"""Whether liac-arff's ``_RE_TYPE_NOMINAL`` would match ``type_``, in linear time.
+
+    liac-arff recognises a nominal declaration with
+    ``^\{\s*((".*"|'.*'|\S*)\s*,\s*)*(".*"|'.*'|\S*)\s*\}$``, whose nested
+    quantifiers backtrack exponentially when the match fails: a 30-value
+    ``{a,b,...}`` followed by a stray word (or an unquoted space inside a
+    value) took hours. This runs the same expression as a Thompson NFA
+    (one pass, a set of states), so a malformed declaration is refused at
+    once; ``tests/test_fuzz_loaders.py`` checks the two agree.
+    """
+    states = {_N_START}
+    n = len(type_)
+    for i, c in enumerate(type_):
+        # epsilon closure: before an item the item may be empty (\S*).
+        if _N_PRE in states:
+            states.add(_N_BARE)
+        if _N_BARE in states:
+            states.add(_N_POST)
+        if _N_END in states and c == "\n" and i == n - 1:
+            return True  # '$' also matches before a final newline
+        space = c.isspace()
+        nxt = set()
+        for st in states:
+            if st == _N_START:
+                if c == "{":
+                    nxt.add(_N_PRE)
+            elif st == _N_PRE:
+                if space:
+                    nxt.add(_N_PRE)
+                elif c == '"':
+                    nxt.add(_N_DQ)
+                elif c == "'":
+                    nxt.add(_N_SQ)
+            elif st == _N_DQ or st == _N_SQ:
+                if c != "\n":
+                    nxt.add(st)
+                if c == ('"' if st == _N_DQ else "'"):
+                    nxt.add(_N_POST)
+            elif st == _N_BARE:
+                if not space:
+                    nxt.add(_N_BARE)
+            elif st == _N_POST:
+                if space:
+                    nxt.add(_N_POST)
+                elif c == ",":
+                    nxt.add(_N_PRE)
+                elif c == "}":
+                    nxt.add(_N_END)
+        states = nxt
+        if not states:
+            return False
+    return _N_END in states
+
+
+_LIAC_RE_ATTRIBUTE = getattr(arff, "_RE_ATTRIBUTE", None)
+
+
+class _SafeArffDecoder(arff.ArffDecoder):
+    """liac-arff's decoder with two attribute-level fixes.
+
+    * A nominal declaration that liac-arff's regex would reject is refused
+      before that regex runs (it backtracks exponentially on such lines; see
+      :func:`_nominal_decl_ok`). The error is the one liac-arff gives,
+      ``BadAttributeType``.
+    * ``INTEGER`` attributes are read like ``NUMERIC``/``REAL``, as Weka does.
+      liac-arff converts them with ``int(float(x))``, which silently truncated
+      ``1.5`` to 1 and raised ``OverflowError`` on ``1e999``.
+    """
+
+    def _decode_attribute(self, s):
+        parts = s.split(" ", 1)
+        if _LIAC_RE_ATTRIBUTE is not None and len(parts) == 2:
+            m = _LIAC_RE_ATTRIBUTE.match(parts[1].strip())
+            if m is not None:
+                type_ = m.group(2)
+                if type_.startswith("{") and not _nominal_decl_ok(type_):
+                    raise arff.BadAttributeType()
+        name, type_ = super()._decode_attribute(s)
+        if type_ == "INTEGER":
+            type_ = "REAL"
+        return name, type_
+
+
+def _liac_message(exc, line):
+    """liac-arff's message for ``exc``.
+
+    liac-arff builds it as ``message % line`` where ``message`` may quote the
+    offending data row: a ``%`` in that row (``1,%n,2``) made ``str(exc)``
+    itself raise ValueError/TypeError.
+    """
+    try:
+        return str(exc)
+    except (TypeError, ValueError):
+        # Every liac-arff template has one "line %d"; the quoted data is left
+        # as written.
+        raw = str(getattr(exc, "message", type(exc).__name__))
+        return raw.replace("line %d", f"line {line}", 1)
+
+
 def _decode(path, encoding):
     sparse = _peek_is_sparse(path, encoding)
-    decoder = arff.ArffDecoder()
+    decoder = _SafeArffDecoder()
     counter = None
     try:
         with _open_text(path, encoding) as fh:
-            counter = _LineCounter(fh)
+            counter = _LineCounter(fh, path=path)
             obj = decoder.decode(
                 counter,
                 encode_nominal=True,
@@ -253,7 +390,7 @@ def _decode(path, encoding):
             )
     except arff.ArffException as exc:
         line = getattr(exc, "line", -1)
-        msg = str(exc)
+        msg = _liac_message(exc, line)
         # liac-arff's messages end in "at line N"/"in line N"; we put the line
         # first (DatasetFormatError) and keep liac-arff's text for detail.
         in_data = counter is not None and counter.in_data
@@ -272,9 +409,9 @@ def _decode(path, encoding):
             path=path,
             line=counter.lineno + 1 if counter else None,
         ) from exc
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, DatasetFormatError):
         raise
-    except (ValueError, IndexError, KeyError, TypeError) as exc:
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError) as exc:
         # liac-arff lets a few errors through unwrapped (bad escape sequences,
         # int conversion); the line counter knows where we were.
         raise DatasetFormatError(
@@ -283,6 +420,30 @@ def _decode(path, encoding):
             line=counter.lineno if counter else None,
         ) from exc
     return obj, sparse, counter.n_data
+
+
+def _check_sparse_columns(contents, rows, cols, m):
+    """Refuse a sparse index past the last attribute.
+
+    liac-arff checks the index only when it converts the value, so a missing
+    value at an absurd index (``{99999999999999999999999 ?}``) reached
+    ``np.asarray(cols, dtype=int64)`` (OverflowError), and ``{99 ?}`` was
+    silently dropped.
+    """
+    try:
+        c = np.asarray(cols, dtype=np.int64)
+        ok = bool(((c >= 0) & (c < m)).all())
+    except OverflowError:
+        ok = False
+    if ok:
+        return
+    k = next(i for i, col in enumerate(cols) if not 0 <= col < m)
+    raise DatasetFormatError(
+        f"sparse attribute index {cols[k]} is out of range (the file declares {m} "
+        f"attributes, indices 0 to {m - 1})",
+        path=contents.path,
+        line=contents.line_of_row(int(rows[k])),
+    )
 
 
 def read_arff(path):
@@ -304,7 +465,9 @@ def read_arff(path):
     """
     path = Path(path)
     # Weka writes UTF-8; older files may be Latin-1, which can decode any byte.
-    for encoding in ("utf-8", "latin-1"):
+    # 'utf-8-sig' is UTF-8 that also drops a leading byte-order mark (Windows
+    # editors write one; it used to make the @relation line unreadable).
+    for encoding in ("utf-8-sig", "latin-1"):
         try:
             obj, sparse, n_data = _decode(path, encoding)
             break
@@ -327,6 +490,7 @@ def read_arff(path):
     try:
         if sparse:
             vals, rows, cols = obj["data"]
+            _check_sparse_columns(contents, rows, cols, m)
             rows = np.asarray(rows, dtype=np.int64)
             cols = np.asarray(cols, dtype=np.int64)
             if is_string.any() and len(cols):
@@ -346,6 +510,8 @@ def read_arff(path):
             dense = np.array(data, dtype=np.float64) if data else np.empty((0, m))
             contents.dense = dense.reshape(len(data), m)
             contents.n = len(data)
+    except DatasetFormatError:
+        raise
     except (ValueError, TypeError) as exc:
         raise DatasetFormatError(f"could not convert data values ({exc})", path=path) from exc
     return contents
@@ -380,6 +546,10 @@ def read_mulan_xml(path):
         raise DatasetFormatError(f"malformed MULAN XML ({exc})", path=path, line=line) from exc
     except defusedxml.DefusedXmlException as exc:
         raise DatasetFormatError(f"unsafe MULAN XML refused ({exc!r})", path=path) from exc
+    except (LookupError, ValueError) as exc:
+        # An XML declaration naming an unknown encoding (encoding="klingon")
+        # raised a bare LookupError from the parser.
+        raise DatasetFormatError(f"malformed MULAN XML ({exc})", path=path, line=1) from exc
     names = []
     for el in root.iter():
         tag = el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
@@ -490,8 +660,17 @@ def _binary_domain(t):
     return None
 
 
-def _raise_missing(contents, row, attr, what):
+def _raise_missing(contents, row, attr, what, value=np.nan):
     line = contents.line_of_row(int(row))
+    if not np.isnan(value):
+        # 'inf', or a number too large for float64 such as 1e999.
+        raise DatasetFormatError(
+            f"non-finite value {value!r} in {what} "
+            f"{unescape_name(contents.names[attr])!r} (data row {int(row) + 1}); "
+            "infinite values would silently break distance computations",
+            path=contents.path,
+            line=line,
+        )
     raise DatasetFormatError(
         f"missing value '?' in {what} {unescape_name(contents.names[attr])!r} "
         f"(data row {int(row) + 1}); missing values are not supported because "
@@ -632,9 +811,10 @@ def encode(contents, label_idx):
             d += k
             continue
         r, v = cols.explicit(j)
-        bad = np.isnan(v)
+        bad = ~np.isfinite(v)
         if bad.any():
-            _raise_missing(c, r[np.argmax(bad)], j, "feature")
+            first = np.argmax(bad)
+            _raise_missing(c, r[first], j, "feature", float(v[first]))
         default = 0.0
         if dom is not None:
             v = dom[v.astype(np.int64)]
