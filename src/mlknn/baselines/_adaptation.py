@@ -160,6 +160,27 @@ def ranking_pairs(Y, chunk=4096):
     return i, j, k, w_inst[i]
 
 
+def ranksvm_loss_grad(params, Phi, pairs, q, C):
+    """Rank-SVM's primal objective (smoothed hinge) and its gradient.
+
+    ``params`` is ``[W.ravel(), b]`` with W of shape (p, q); ``pairs`` is
+    :func:`ranking_pairs`'s output. Vectorised over all pairs (bincount scatter).
+    """
+    i, j, k, w = pairs
+    m = Phi.shape[0]
+    p = Phi.shape[1]
+    W = params[: p * q].reshape(p, q)
+    b = params[p * q :]
+    F = _safe_dot(Phi, W) + b
+    loss, dl = huber_hinge(F[i, j] - F[i, k])
+    g = C * w * dl
+    G = np.bincount(i * q + j, weights=g, minlength=m * q) - np.bincount(i * q + k, weights=g, minlength=m * q)
+    G = G.reshape(m, q)
+    value = float((W**2).sum() + C * (w * loss).sum())
+    gW = np.asarray(Phi.T @ G) + 2.0 * W
+    return value, np.concatenate([gW.ravel(), G.sum(axis=0)])
+
+
 class RankSVM(BaselineClassifier):
     """Rank-SVM (Knowl 13, Elisseeff and Weston 2002) with its stacking threshold.
 
@@ -260,13 +281,6 @@ class RankSVM(BaselineClassifier):
             return X
         return self.feature_map_.transform(X)
 
-    def objective(self, Phi, Y, coef, intercept, pairs=None):
-        """Value of the smoothed primal objective (for tests and diagnostics)."""
-        i, j, k, w = ranking_pairs(Y) if pairs is None else pairs
-        F = _safe_dot(Phi, coef) + intercept
-        loss, _ = huber_hinge(F[i, j] - F[i, k])
-        return float((coef**2).sum() + self.C * (w * loss).sum())
-
     def _fit(self, X, Y):
         m, q = Y.shape
         if self.kernel == "linear":
@@ -282,25 +296,12 @@ class RankSVM(BaselineClassifier):
             ).fit(X)
         Phi = self._phi(X)
         p = Phi.shape[1]
-        i, j, k, w = ranking_pairs(Y)
-        C = self.C
-        PhiT = Phi.T
-
-        def fun(theta):
-            W = theta[: p * q].reshape(p, q)
-            b = theta[p * q :]
-            F = _safe_dot(Phi, W) + b
-            loss, dl = huber_hinge(F[i, j] - F[i, k])
-            g = C * w * dl
-            G = np.bincount(i * q + j, weights=g, minlength=m * q) - np.bincount(i * q + k, weights=g, minlength=m * q)
-            G = G.reshape(m, q)
-            value = (W**2).sum() + C * (w * loss).sum()
-            gW = np.asarray(PhiT @ G) + 2.0 * W
-            return value, np.concatenate([gW.ravel(), G.sum(axis=0)])
+        pairs = ranking_pairs(Y)
 
         res = minimize(
-            fun,
+            ranksvm_loss_grad,
             np.zeros(p * q + q),
+            args=(Phi, pairs, q, self.C),
             jac=True,
             method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol},
@@ -624,6 +625,35 @@ def pair_features(S):
     return sp.csr_matrix((np.ones(K * P), (rows, cols.ravel())), shape=(K, 4 * P))
 
 
+def cml_loss_grad(params, X, S, Phi, t, counts, inv_var):
+    """CML's negative penalised log-likelihood (Knowl 15) over the label sets S and
+    its gradient.
+
+    ``params`` is ``[W.ravel(), b, pair_coef]``; S (K, q) float 0/1 label sets;
+    Phi = :func:`pair_features` (S); t (m,) the index in S of each training label
+    set; counts = bincount(t, minlength=K); inv_var = 1 / epsilon^2.
+    """
+    m, d = X.shape
+    q = S.shape[1]
+    W = params[: d * q].reshape(d, q)
+    b = params[d * q : d * q + q]
+    pc = params[d * q + q :]
+    A = _safe_dot(X, W) + b
+    pair_scores = Phi @ pc
+    E = A @ S.T + pair_scores
+    logZ = logsumexp(E, axis=1)
+    St = S[t]
+    ll = (A * St).sum() + pair_scores[t].sum() - logZ.sum()
+    Pm = np.exp(E - logZ[:, None])
+    G = St - Pm @ S
+    gW = np.asarray(X.T @ G)
+    gb = G.sum(axis=0)
+    gp = Phi.T @ (counts - Pm.sum(axis=0))
+    value = float(-ll + 0.5 * inv_var * (params**2).sum())
+    grad = -np.concatenate([gW.ravel(), gb, gp]) + inv_var * params
+    return value, grad
+
+
 class CML(BaselineClassifier):
     """Collective multi-label classifier (Knowl 15, Ghamrawi and McCallum 2005).
 
@@ -694,30 +724,11 @@ class CML(BaselineClassifier):
         n_pair = Phi.shape[1]
         K = S.shape[0]
         counts = np.bincount(t, minlength=K).astype(np.float64)
-        St = Sf[t]
-        inv_var = 1.0 / self.prior_variance
-        XT = X.T
-
-        def fun(theta):
-            W = theta[: d * q].reshape(d, q)
-            b = theta[d * q : d * q + q]
-            pc = theta[d * q + q :]
-            A = _safe_dot(X, W) + b
-            E = A @ Sf.T + Phi @ pc
-            logZ = logsumexp(E, axis=1)
-            ll = (A * St).sum() + (Phi @ pc)[t].sum() - logZ.sum()
-            Pm = np.exp(E - logZ[:, None])
-            G = St - Pm @ Sf
-            gW = np.asarray(XT @ G)
-            gb = G.sum(axis=0)
-            gp = Phi.T @ (counts - Pm.sum(axis=0))
-            value = -ll + 0.5 * inv_var * (theta**2).sum()
-            grad = -np.concatenate([gW.ravel(), gb, gp]) + inv_var * theta
-            return value, grad
-
+        data = (X, Sf, Phi, t, counts, 1.0 / self.prior_variance)
         res = minimize(
-            fun,
+            cml_loss_grad,
             np.zeros(d * q + q + n_pair),
+            args=data,
             jac=True,
             method="L-BFGS-B",
             options={"maxiter": self.max_iter, "gtol": self.tol},
