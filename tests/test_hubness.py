@@ -290,3 +290,22 @@ def test_cli_hubness_command(data_dir, capsys):
     out = capsys.readouterr().out
     assert "S_k" in out and "0.19" in out  # seed 001 Table 1: emotions S_k = 0.19
     assert stats.antihub_occurrence == 0.0
+
+
+def test_mp_cosine_equals_euclidean_on_normalised_rows(hub_problem):
+    # Cosine distance = half the squared Euclidean distance of L2-normalised rows: the
+    # same order, so empiric MP (which only compares distances) gives the same graph.
+    X, Xq = hub_problem
+    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+    Xqn = Xq / np.linalg.norm(Xq, axis=1, keepdims=True)
+    cos = MutualProximity(4, n_candidates=20, metric="cosine")
+    euc = MutualProximity(4, n_candidates=20)
+    cos.fit(build_graph(BruteNeighbors(metric="cosine").fit(X), None, 20), X)
+    euc.fit(build_graph(BruteNeighbors().fit(Xn), None, 20), Xn)
+    np.testing.assert_array_equal(cos.fit_graph_.indices, euc.fit_graph_.indices)
+    np.testing.assert_allclose(cos.fit_graph_.distances, euc.fit_graph_.distances, atol=1e-12)
+    qc = cos.transform(build_graph(BruteNeighbors(metric="cosine").fit(X), Xq, 20), Xq)
+    qe = euc.transform(build_graph(BruteNeighbors().fit(Xn), Xqn, 20), Xqn)
+    np.testing.assert_array_equal(qc.indices, qe.indices)
+    with pytest.raises(ValueError, match="'metric' parameter of MutualProximity must be one of"):
+        MutualProximity(4, metric="manhattan").fit(build_graph(BruteNeighbors().fit(X), None, 20), X)

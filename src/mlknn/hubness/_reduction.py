@@ -47,9 +47,12 @@ in D alone, as in Algorithm 5 lines 2-5.
 
 Memory: LS and DSL work on the (n, W) candidate arrays only. MP needs the
 distribution of each point's distances to *all* training points; it streams
-blocks of training columns through :class:`mlknn.neighbors.BruteNeighbors`
-(``working_memory`` megabytes per block), never an n x n array. MP empiric costs
-O(n_rows * W * n_train) comparisons; MP Gaussian O(n_rows * n_train) distances.
+blocks of training columns (``working_memory`` megabytes per block), never an
+n x n array. MP empiric costs O(n_rows * W * n_train) comparisons; MP Gaussian
+O(n_rows * n_train) distances. The blocks are the one place outside
+:mod:`mlknn.neighbors` where distances are computed (see
+``_pairwise_distances``): the k-NN protocol cannot return all n distances of a
+point without sorting them.
 """
 
 from dataclasses import dataclass
@@ -59,8 +62,10 @@ import scipy.sparse as sp
 from scipy.special import log_ndtr
 from sklearn.base import BaseEstimator, clone
 
+from scipy.spatial.distance import cdist
+
 from ..neighbors import NeighborGraph
-from ..neighbors._brute import BruteNeighbors
+from ..neighbors._brute import _l2_normalize
 
 __all__ = [
     "HubnessGraph",
@@ -306,12 +311,7 @@ class _GraphReduction(BaseEstimator):
 
     def _distance_block(self, A, cols):
         """Dense primary distances from the rows of A to the training points ``cols``."""
-        Xc = self._X[cols]
-        index = BruteNeighbors(metric=self.metric).fit(Xc)
-        dist, ind = index.kneighbors(A, n_neighbors=len(cols))
-        out = np.empty_like(dist)
-        np.put_along_axis(out, ind, dist, axis=1)
-        return out
+        return _pairwise_distances(A, self._X[cols], self.metric)
 
 
 class LocalScaling(_GraphReduction):
@@ -458,6 +458,11 @@ class MutualProximity(_GraphReduction):
 
     def _validate(self):
         super()._validate()
+        if self.metric not in _BLOCK_METRICS:
+            raise ValueError(
+                f"The 'metric' parameter of MutualProximity must be one of {_BLOCK_METRICS} "
+                f"(the metrics of the brute backend). Got {self.metric!r} instead."
+            )
         if self.method not in ("empiric", "gaussian"):
             raise ValueError(
                 f"The 'method' parameter of MutualProximity must be a str among "
@@ -711,6 +716,43 @@ def make_reduction(hubness, *, n_neighbors, metric="euclidean"):
 
 
 # ---------------------------------------------------------------- features
+_BLOCK_METRICS = ("euclidean", "sqeuclidean", "cosine")
+
+
+def _pairwise_distances(A, B, metric):
+    """All distances between the rows of A and of B, with the brute backend's formulas.
+
+    MP needs each point's distances to *every* training point, which the k-NN
+    protocol of :mod:`mlknn.neighbors` cannot return without sorting whole rows
+    (and the brute backend's exact re-computation of every pair is far slower
+    than one direct pass). So this one block function lives here, with the brute
+    backend's definitions: dense input by exact differences
+    (``scipy.spatial.distance.cdist``), sparse input by
+    ``|a|^2 + |b|^2 - 2 a.b`` clipped at 0; cosine as half the squared distance
+    of the L2-normalised rows.
+    """
+    if metric not in _BLOCK_METRICS:
+        raise ValueError(
+            f"The 'metric' parameter of MutualProximity must be one of {_BLOCK_METRICS} "
+            f"(the metrics of the brute backend). Got {metric!r} instead."
+        )
+    if metric == "cosine":
+        A, B = _l2_normalize(A), _l2_normalize(B)
+    if sp.issparse(A) or sp.issparse(B):
+        an, bn = _row_sqnorms(A), _row_sqnorms(B)
+        dots = A @ B.T
+        dots = dots.toarray() if sp.issparse(dots) else np.asarray(dots)
+        sq = an[:, None] + bn[None, :] - 2.0 * dots.astype(np.float64, copy=False)
+        np.maximum(sq, 0.0, out=sq)
+    else:
+        sq = cdist(np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64), "sqeuclidean")
+    if metric == "euclidean":
+        return np.sqrt(sq, out=sq)
+    if metric == "cosine":
+        sq *= 0.5
+    return sq
+
+
 def _row_sqnorms(A):
     if sp.issparse(A):
         A = sp.csr_matrix(A)
