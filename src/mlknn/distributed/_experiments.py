@@ -170,32 +170,46 @@ class DaskExecutor:
 
     @staticmethod
     def _event_mark(client):
+        """The scheduler's clock now (event timestamps are on that clock), or None."""
+
+        def now(dask_scheduler=None):  # nested: pickled by value, no mlknn needed there
+            import time as _time
+
+            return _time.time()
+
         try:
-            events = client.get_events("all")
+            return client.run_on_scheduler(now)
         except Exception:  # noqa: BLE001 - statistics only
             return None
-        return events[-1][0] if events else float("-inf")
 
     def _count_events(self, client, mark, keys):
+        # The events are filtered on the scheduler: some entries of the "all" topic
+        # (WorkerState objects) cannot be sent to a client.
         if mark is None:
             return
+
+        def collect(dask_scheduler=None, since=0.0, topic=""):
+            removed = []
+            for ts, msg in dask_scheduler.get_events("all"):
+                if ts > since and isinstance(msg, dict) and msg.get("action") == "remove-worker":
+                    keys_ = [str(k) for k in (msg.get("processing-tasks") or ())]
+                    removed.append((ts, str(msg.get("worker")), bool(msg.get("expected")), keys_))
+            errors = sum(1 for ts, _ in dask_scheduler.get_events(topic) if ts > since)
+            return removed, errors
+
         try:
-            events = client.get_events("all")
-            errors = client.get_events(EVENT_TOPIC)
-        except Exception:  # noqa: BLE001 - statistics only
+            removed, errors = client.run_on_scheduler(collect, since=mark, topic=EVENT_TOPIC)
+        except Exception as exc:  # noqa: BLE001 - statistics only
+            logger.debug("could not read the scheduler's events: %s", exc)
             return
-        for ts, msg in events:
-            if ts <= mark or not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+        keys = {str(k) for k in keys}
+        for ts, worker, expected, processing in removed:
+            if expected or (ts, worker) in self._lost_seen:  # retired on purpose / counted
                 continue
-            if msg.get("expected"):  # a worker retired on purpose (scaling down)
-                continue
-            ident = (ts, msg.get("worker"))
-            if ident in self._lost_seen:
-                continue
-            self._lost_seen.add(ident)
+            self._lost_seen.add((ts, worker))
             self.stats["lost_workers"] += 1
-            self.stats["rescheduled"] += len(set(msg.get("processing-tasks") or ()) & keys)
-        self.stats["retried"] += sum(1 for ts, _ in errors if ts > mark)
+            self.stats["rescheduled"] += len(set(processing) & keys)
+        self.stats["retried"] += errors
 
     def report(self):
         """One line: tasks, lost workers and the tasks run again."""
