@@ -1,4 +1,4 @@
-"""``mlknn datasets list`` and ``mlknn datasets info NAME``."""
+"""``mlknn datasets list``, ``mlknn datasets info NAME`` and ``mlknn datasets fetch NAME``."""
 
 import typer
 from rich.console import Console
@@ -28,3 +28,17 @@ def info_command(name: str = typer.Argument(..., help="Dataset name (MANIFEST) o
     stats = dataset_stats(data.Y, data.X)
     stats = {"name": data.name, **stats, "sparse": "yes" if hasattr(data.X, "tocsr") else "no"}
     Console().print(format_records_table([stats], _COLUMNS, title=f"{data.name}"))
+
+
+@app.command("fetch")
+def fetch_command(
+    name: str = typer.Argument(..., help="Dataset to download (emotions, yeast, medical, ..., yeast-meka)."),
+    data_home: str = typer.Option(None, "--data-home", help="Folder to download into (default: $MLKNN_DATA, else the user cache)."),
+    base_url: str = typer.Option(None, "--base-url", help="Mirror of raw.githubusercontent.com (owner/repo/commit/path layout)."),
+):
+    """Download a benchmark dataset, checked against its pinned SHA-256."""
+    from ..datasets import _fetch
+
+    name = _fetch.resolve(name).name
+    home = _fetch.fetch(name, data_home=data_home, base_url=base_url)
+    Console().print(f"{name}: ready in {home / name} (load it with data_home={str(home)!r} or MLKNN_DATA={home})", markup=False, highlight=False, soft_wrap=True)

@@ -21,6 +21,9 @@ DatasetFormatError
     Raised for malformed files (subclass of ValueError).
 data_home
     The resolved dataset folder.
+fetch, fetchable_datasets, FetchError, ChecksumError
+    Download a dataset of the standard collection, pinned by SHA-256, into
+    ``$MLKNN_DATA`` or the user cache (see :mod:`mlknn.datasets._fetch`).
 
 Label conventions
 -----------------
@@ -47,6 +50,7 @@ from sklearn.utils import Bunch
 
 from . import _arff
 from ._arff import DatasetFormatError
+from ._fetch import ChecksumError, FetchError, fetch, fetchable_datasets
 from ._manifest import data_home, read_manifest
 from ._stats import dataset_stats, label_stats
 from ._synthetic import make_multilabel, make_simulated_2d
@@ -61,6 +65,10 @@ __all__ = [
     "make_multilabel",
     "DatasetFormatError",
     "data_home",
+    "fetch",
+    "fetchable_datasets",
+    "FetchError",
+    "ChecksumError",
 ]
 
 _SPLITS = (None, "train", "test")
