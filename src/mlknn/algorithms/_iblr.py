@@ -243,22 +243,6 @@ class IBLR(KNNMultiLabelBase):
             )
 
     # ----------------------------------------------------------- predict
-    def decision_function_from_graph(self, graph, X=None):
-        """Linear scores ``b_l + coef_l . inputs``; constant labels give +-inf.
-
-        Parameters
-        ----------
-        graph : NeighborGraph
-            Query graph, at least ``n_neighbors`` wide.
-        X : {array-like, sparse matrix}, optional
-            The queries' features (required when ``include_features=True``).
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_labels)
-        """
-        return self._scores(graph.take(self.n_neighbors), X)
-
     def _scores(self, graph, X):
         Z = self._inputs(graph, X, "the query (predict_proba_from_graph)")
         scores = np.asarray(Z @ self.coef_.T) + self.intercept_
