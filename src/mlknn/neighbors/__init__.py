@@ -2,6 +2,23 @@
 
 Every algorithm receives a :class:`NeighborGraph` from here. Backends plug in by
 name through :func:`register_backend`; :func:`get_backend` returns one.
+
+Registered names (``neighbors=`` of every kNN estimator):
+
+============== ======= ============================================================
+name           exact   needs
+============== ======= ============================================================
+``auto``       yes     the fastest exact backend installed (see ``_auto_backend``)
+``brute``      yes     nothing (BLAS)
+``faiss``      yes     ``pip install 'mlknn[faiss]'``
+``faiss-ivf``  no      ``pip install 'mlknn[faiss]'``
+``faiss-hnsw`` no      ``pip install 'mlknn[faiss]'``
+``hnswlib``    no      ``pip install 'mlknn[hnswlib]'``
+``pynndescent`` no     ``pip install 'mlknn[pynndescent]'``
+``precomputed`` (given) X is a sparse kNN distance graph (see ``PrecomputedNeighbors``)
+============== ======= ============================================================
+
+The optional libraries are imported only when their backend is fitted.
 """
 
 from ._base import (
@@ -13,15 +30,31 @@ from ._base import (
     register_backend,
 )
 from ._brute import BruteNeighbors
+from ._faiss import FaissHNSWNeighbors, FaissIVFNeighbors, FaissNeighbors
 from ._graph import NeighborGraph
+from ._hnswlib import HnswlibNeighbors
+from ._precomputed import PrecomputedNeighbors, graph_to_csr
+from ._pynndescent import PyNNDescentNeighbors
+from ._reuse import GraphCache, compute_graphs, estimate_recall, recall_at_k
 
 __all__ = [
     "BruteNeighbors",
+    "FaissHNSWNeighbors",
+    "FaissIVFNeighbors",
+    "FaissNeighbors",
+    "GraphCache",
+    "HnswlibNeighbors",
     "NeighborGraph",
     "NeighborsIndex",
+    "PrecomputedNeighbors",
+    "PyNNDescentNeighbors",
     "available_backends",
     "build_graph",
+    "compute_graphs",
+    "estimate_recall",
     "get_backend",
+    "graph_to_csr",
     "is_exact",
+    "recall_at_k",
     "register_backend",
 ]

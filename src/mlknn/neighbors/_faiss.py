@@ -1,0 +1,206 @@
+"""faiss backends: exact flat search, and the approximate IVF and HNSW indexes.
+
+``neighbors="faiss"`` (exact), ``"faiss-ivf"`` and ``"faiss-hnsw"`` (approximate).
+faiss is optional: ``pip install 'mlknn[faiss]'`` (the ``faiss-cpu`` wheel). It is
+imported only when one of these backends is fitted.
+
+How faiss's answer is mapped to mlknn's contract (see ``_CandidateBackend``):
+
+* faiss returns squared L2 distances in float32; mlknn recomputes the candidates'
+  distances exactly in float64, orders them by (distance, index) and takes the
+  square root (``metric="euclidean"``);
+* leave-one-out searches k + 1 (+ a margin) and removes the query's *own index*,
+  wherever faiss put it (with duplicates at distance 0 faiss may list another copy
+  first); when the point is not among the results at all (more than k + margin
+  duplicates) the last candidate is dropped;
+* ``"faiss"`` searches ``k + 8`` candidates and checks each row: when the k-th
+  exact distance is not clearly below the last candidate's float32 distance (a tie
+  or near tie at the boundary, which faiss cannot order by index) the row is
+  recomputed by brute force. faiss alone does not guarantee the lower-index tie
+  rule; with this check the backend returns exactly what ``neighbors="brute"``
+  returns;
+* sparse input is refused with an error naming the backend (faiss indexes dense
+  float32 vectors); float64 input is indexed in float32 and re-ranked in float64.
+"""
+
+import math
+
+import numpy as np
+
+from ..utils import check_optional_dependency
+from ._base import register_backend
+from ._brute import _CandidateBackend
+
+
+def _faiss(name):
+    return check_optional_dependency("faiss", f"neighbors={name!r}")
+
+
+class _FaissBase(_CandidateBackend):
+    def _set_threads(self, faiss):
+        if self.n_jobs is not None:
+            import os
+
+            n = os.cpu_count() if self.n_jobs < 0 else self.n_jobs
+            faiss.omp_set_num_threads(max(1, int(n)))
+
+    def _search(self, Q32, width):
+        Q32 = self._X32 if Q32 is None else Q32
+        self._prepare_search(width)
+        dist, ind = self._index.search(Q32, width)
+        return ind, dist
+
+    def _prepare_search(self, width):
+        pass
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        index = state.pop("_index", None)
+        if index is not None:
+            state["_index_bytes"] = _faiss(self._name).serialize_index(index)
+        return state
+
+    def __setstate__(self, state):
+        data = state.pop("_index_bytes", None)
+        self.__dict__.update(state)
+        if data is not None:
+            self._index = _faiss(self._name).deserialize_index(data)
+
+
+class FaissNeighbors(_FaissBase):
+    """Exact neighbours with faiss's flat (brute-force) L2 index.
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    n_jobs : int, optional
+        OpenMP threads for faiss (process-wide setting); None leaves faiss's default.
+    random_state : ignored
+
+    Notes
+    -----
+    Gives the same indices and distances as :class:`BruteNeighbors` (ties by the
+    lower index included): rows whose boundary faiss cannot resolve in float32 are
+    recomputed by brute force. See the module docstring.
+    """
+
+    exact = True
+    _name = "faiss"
+    _param_names = ("metric", "n_jobs", "random_state")
+
+    def __init__(self, metric="euclidean", n_jobs=None, random_state=None):
+        self.metric = metric
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _build(self, X32):
+        faiss = _faiss(self._name)
+        self._set_threads(faiss)
+        self._X32 = X32
+        self._index = faiss.IndexFlatL2(X32.shape[1])
+        self._index.add(X32)
+
+
+class FaissIVFNeighbors(_FaissBase):
+    """Approximate neighbours with faiss's inverted-file index (IVF-Flat).
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    nlist : int, optional
+        Number of k-means cells; default ``4 sqrt(n)``, at most ``n / 39`` (faiss
+        wants 39 training points per cell).
+    nprobe : int, optional
+        Cells visited per query; default ``max(16, nlist // 16)``. Higher: better
+        recall, slower.
+    n_jobs : int, optional
+    random_state : int, optional
+        Seed of the k-means training.
+    """
+
+    _name = "faiss-ivf"
+    _param_names = ("metric", "nlist", "nprobe", "n_jobs", "random_state")
+
+    def __init__(self, metric="euclidean", nlist=None, nprobe=None, n_jobs=None, random_state=None):
+        self.metric = metric
+        self.nlist = nlist
+        self.nprobe = nprobe
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _build(self, X32):
+        faiss = _faiss(self._name)
+        self._set_threads(faiss)
+        n, d = X32.shape
+        nlist = self.nlist
+        if nlist is None:
+            nlist = max(1, min(int(4 * math.sqrt(n)), n // 39))
+        nlist = max(1, min(int(nlist), n))
+        self.nlist_ = nlist
+        self.nprobe_ = min(nlist, self.nprobe if self.nprobe is not None else max(16, nlist // 16))
+        quantizer = faiss.IndexFlatL2(d)
+        index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_L2)
+        index.cp.seed = 1234 if self.random_state is None else int(self.random_state) % (2**31)
+        index.train(X32)
+        index.add(X32)
+        index.nprobe = self.nprobe_
+        self._quantizer = quantizer  # keep the quantizer alive with the index
+        self._X32 = X32
+        self._index = index
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if getattr(self, "_index", None) is not None:
+            self._index.nprobe = self.nprobe_
+
+
+class FaissHNSWNeighbors(_FaissBase):
+    """Approximate neighbours with faiss's HNSW graph index (IndexHNSWFlat).
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    M : int, default=32
+        Graph degree.
+    ef_construction : int, default=80
+    ef_search : int, default=64
+        Search beam; raised to the number of candidates when that is larger.
+    n_jobs : int, optional
+    random_state : ignored (faiss's HNSW build is multi-threaded, not seeded)
+    """
+
+    _name = "faiss-hnsw"
+    _param_names = ("metric", "M", "ef_construction", "ef_search", "n_jobs", "random_state")
+
+    def __init__(self, metric="euclidean", M=32, ef_construction=80, ef_search=64, n_jobs=None,
+                 random_state=None):
+        self.metric = metric
+        self.M = M
+        self.ef_construction = ef_construction
+        self.ef_search = ef_search
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _build(self, X32):
+        faiss = _faiss(self._name)
+        self._set_threads(faiss)
+        index = faiss.IndexHNSWFlat(X32.shape[1], int(self.M))
+        index.hnsw.efConstruction = int(self.ef_construction)
+        index.add(X32)
+        self._X32 = X32
+        self._index = index
+
+    def _prepare_search(self, width):
+        self._index.hnsw.efSearch = max(int(self.ef_search), width)
+
+
+def _factory(cls):
+    def make(metric="euclidean", n_jobs=None, random_state=None, **params):
+        return cls(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+
+    return make
+
+
+register_backend("faiss", _factory(FaissNeighbors), exact=True, requires="faiss")
+register_backend("faiss-ivf", _factory(FaissIVFNeighbors), exact=False, requires="faiss")
+register_backend("faiss-hnsw", _factory(FaissHNSWNeighbors), exact=False, requires="faiss")

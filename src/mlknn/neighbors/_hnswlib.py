@@ -1,0 +1,77 @@
+"""hnswlib backend (approximate): ``neighbors="hnswlib"``.
+
+Optional: ``pip install 'mlknn[hnswlib]'``; imported only when the backend is fitted.
+The HNSW graph proposes ``k + 8`` candidates (``k + 9`` for leave-one-out, whose own
+index is then removed wherever it appears); their distances are recomputed exactly
+in float64 and ordered by (distance, index), as for every mlknn backend. Recall
+below 1 is possible: measure it with :func:`mlknn.neighbors.estimate_recall`.
+Dense input only (sparse input raises an error naming the backend).
+"""
+
+import os
+
+import numpy as np
+
+from ..utils import check_optional_dependency
+from ._base import register_backend
+from ._brute import _CandidateBackend
+
+
+class HnswlibNeighbors(_CandidateBackend):
+    """Approximate neighbours with hnswlib's HNSW index.
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    M : int, default=16
+        Graph degree.
+    ef_construction : int, default=200
+    ef : int, default=64
+        Search beam; raised to the number of candidates when that is larger.
+    n_jobs : int, optional
+        Threads for building and searching (default: all cores).
+    random_state : int, optional
+        Seed of the level assignment (the multi-threaded build is still not
+        bit-reproducible).
+    """
+
+    _name = "hnswlib"
+    _param_names = ("metric", "M", "ef_construction", "ef", "n_jobs", "random_state")
+
+    def __init__(self, metric="euclidean", M=16, ef_construction=200, ef=64, n_jobs=None,
+                 random_state=None):
+        self.metric = metric
+        self.M = M
+        self.ef_construction = ef_construction
+        self.ef = ef
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _threads(self):
+        if self.n_jobs is None or self.n_jobs < 0:
+            return os.cpu_count() or 1
+        return max(1, int(self.n_jobs))
+
+    def _build(self, X32):
+        hnswlib = check_optional_dependency("hnswlib", f"neighbors={self._name!r}")
+        n, d = X32.shape
+        index = hnswlib.Index(space="l2", dim=d)
+        seed = 100 if self.random_state is None else int(self.random_state) % (2**31)
+        index.init_index(max_elements=n, ef_construction=int(self.ef_construction), M=int(self.M),
+                         random_seed=seed)
+        index.add_items(X32, np.arange(n), num_threads=self._threads())
+        self._X32 = X32
+        self._index = index
+
+    def _search(self, Q32, width):
+        Q32 = self._X32 if Q32 is None else Q32
+        self._index.set_ef(max(int(self.ef), width))
+        labels, dist = self._index.knn_query(Q32, k=width, num_threads=self._threads())
+        return labels.astype(np.intp), dist
+
+
+def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+    return HnswlibNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+
+
+register_backend("hnswlib", _make, exact=False, requires="hnswlib")

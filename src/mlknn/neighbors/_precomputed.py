@@ -1,0 +1,228 @@
+"""``neighbors="precomputed"``: neighbours the user computed elsewhere.
+
+The design follows scikit-learn's ``metric="precomputed"`` convention, so that a
+:class:`sklearn.neighbors.KNeighborsTransformer` (or any ANN transformer with the
+same output) can feed an mlknn estimator in a pipeline::
+
+    from sklearn.neighbors import KNeighborsTransformer
+    from sklearn.pipeline import make_pipeline
+    pipe = make_pipeline(KNeighborsTransformer(n_neighbors=10, mode="distance"),
+                         MLkNN(n_neighbors=10, neighbors="precomputed"))
+    pipe.fit(X_train, Y_train).predict(X_test)
+
+What ``X`` is, in ``fit`` and in ``predict`` / ``predict_proba``:
+
+* a sparse CSR matrix of shape ``(n_queries, n_train)`` whose stored entries are
+  the candidate neighbours of each row and whose values are their distances
+  (explicit zeros are distances of 0 and are kept). In ``fit`` it is the square
+  ``(n_train, n_train)`` graph of the training set on itself;
+* or a dense distance matrix of the same shape (every entry is a candidate).
+
+Leave-one-out (training) removes each row's *own* column ``i`` wherever it is
+stored, keeps duplicates, and takes the first ``k`` by (distance, column). So a
+training graph must hold at least ``k`` neighbours besides the point itself:
+``KNeighborsTransformer(n_neighbors=k, mode="distance")`` stores ``k + 1``
+including the point, which is exactly enough. Query rows need ``k`` entries. A row
+with fewer raises a ValueError naming the row and the counts.
+
+Graphs already in mlknn's form (``NeighborGraph`` or ``(distances, indices)``
+arrays) convert with :func:`graph_to_csr`, or skip the backend altogether with
+``estimator.fit_from_graph`` / ``predict_proba_from_graph``.
+
+Distances are used as given (``metric`` is ignored), so the backend is as exact as
+the search that produced the graph; it is registered as exact because it never
+approximates anything itself.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+
+from ._base import register_backend
+from ._graph import NeighborGraph
+
+
+class PrecomputedNeighbors:
+    """Backend reading precomputed neighbour graphs or distance matrices.
+
+    Parameters
+    ----------
+    metric : ignored
+        Accepted for a uniform signature; the distances are the user's.
+    n_jobs, random_state : ignored
+
+    Attributes
+    ----------
+    n_samples_fit_ : int
+    n_features_in_ : int
+        Equal to ``n_samples_fit_`` (the columns of a graph are training points).
+    """
+
+    exact = True
+
+    def __init__(self, metric="precomputed", n_jobs=None, random_state=None):
+        self.metric = metric
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {"metric": self.metric, "n_jobs": self.n_jobs, "random_state": self.random_state}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, key, value)
+        return self
+
+    @staticmethod
+    def _check(G, n_cols=None):
+        if isinstance(G, NeighborGraph):
+            raise TypeError(
+                "neighbors='precomputed' takes a sparse (n_queries, n_train) distance graph "
+                "or a dense distance matrix; convert a NeighborGraph with "
+                "mlknn.neighbors.graph_to_csr(graph, n_train), or use fit_from_graph."
+            )
+        G = check_array(G, accept_sparse="csr", dtype=[np.float64, np.float32])
+        if sp.issparse(G):
+            G = G.tocsr()
+            if not G.has_canonical_format:
+                G = G.copy()
+                G.sum_duplicates()
+        if n_cols is not None and G.shape[1] != n_cols:
+            raise ValueError(
+                f"X has {G.shape[1]} columns, but a precomputed neighbour graph must have one "
+                f"column per training point ({n_cols})."
+            )
+        if (G.data if sp.issparse(G) else G).min(initial=0.0) < 0:
+            raise ValueError("neighbors='precomputed' needs non-negative distances.")
+        return G
+
+    def fit(self, X, y=None):
+        """Store the training graph.
+
+        Parameters
+        ----------
+        X : {sparse matrix, ndarray} of shape (n_train, n_train)
+
+        Returns
+        -------
+        self
+        """
+        G = self._check(X)
+        if G.shape[0] != G.shape[1]:
+            raise ValueError(
+                "neighbors='precomputed' expects in fit a square (n_train, n_train) graph of "
+                f"the training set on itself; got shape {G.shape}."
+            )
+        self._fit_graph = G
+        self.n_samples_fit_ = G.shape[0]
+        self.n_features_in_ = G.shape[1]
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+        """First ``n_neighbors`` of each row by (distance, training index).
+
+        Parameters
+        ----------
+        X : {sparse matrix, ndarray} of shape (n_queries, n_train), optional
+            None means the training graph, leave-one-out.
+        n_neighbors : int
+        return_distance : bool, default=True
+        """
+        loo = X is None
+        n_fit = self.n_samples_fit_
+        limit = n_fit - 1 if loo else n_fit
+        if not (1 <= n_neighbors <= limit):
+            what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
+            raise ValueError(
+                f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}."
+            )
+        G = self._fit_graph if loo else self._check(X, n_fit)
+        k = n_neighbors
+        if sp.issparse(G):
+            dist, ind = _sparse_topk(G, k, loo)
+        else:
+            dist, ind = _dense_topk(G, k, loo)
+        return (dist, ind) if return_distance else ind
+
+
+def _sparse_topk(G, k, loo):
+    n = G.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(G.indptr))
+    cols = G.indices.astype(np.intp)
+    vals = G.data.astype(np.float64)
+    if loo:
+        keep = cols != rows
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    counts = np.bincount(rows, minlength=n)
+    short = np.flatnonzero(counts < k)
+    if short.size:
+        i = int(short[0])
+        raise ValueError(
+            f"The precomputed neighbour graph has {int(counts[i])} neighbours in row {i}"
+            + (" besides the point itself" if loo else "")
+            + f", but n_neighbors = {k} are needed ({short.size} row(s) too short). Build it "
+            f"with at least {k} neighbours per row (KNeighborsTransformer(n_neighbors={k}, "
+            "mode='distance') for the training set)."
+        )
+    order = np.lexsort((cols, vals, rows))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    take = order[starts[:, None] + np.arange(k)[None, :]]
+    return vals[take], cols[take]
+
+
+def _dense_topk(G, k, loo):
+    n, m = G.shape
+    dist = np.empty((n, k))
+    ind = np.empty((n, k), dtype=np.intp)
+    step = max(1, (1 << 22) // max(m, 1))
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        D = np.array(G[a:b], dtype=np.float64)
+        if loo:
+            D[np.arange(b - a), np.arange(a, b)] = np.inf
+        order = np.argsort(D, axis=1, kind="stable")[:, :k]  # stable: ties by index
+        ind[a:b] = order
+        dist[a:b] = np.take_along_axis(D, order, axis=1)
+    return dist, ind
+
+
+def graph_to_csr(graph, n_train=None, indices=None):
+    """A neighbour graph as the sparse distance matrix ``neighbors="precomputed"`` reads.
+
+    Parameters
+    ----------
+    graph : NeighborGraph or ndarray
+        A :class:`NeighborGraph`, or the ``distances`` array with ``indices`` given.
+    n_train : int, optional
+        Number of training points (columns); default ``max(index) + 1``.
+    indices : ndarray of shape (n_points, k), optional
+        Only when ``graph`` is the distances array.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_points, n_train)
+        Distances as values, zeros kept explicitly. A leave-one-out training graph
+        does not contain the points themselves, which is what ``fit`` expects.
+    """
+    if isinstance(graph, NeighborGraph):
+        dist, ind = graph.distances, graph.indices
+    else:
+        if indices is None:
+            raise ValueError("graph_to_csr needs indices= when graph is a distances array.")
+        dist, ind = np.asarray(graph, dtype=np.float64), np.asarray(indices, dtype=np.intp)
+        if dist.shape != ind.shape or dist.ndim != 2:
+            raise ValueError(
+                f"distances and indices must have the same 2-D shape; got {dist.shape} and {ind.shape}."
+            )
+    n, k = ind.shape
+    if n_train is None:
+        n_train = int(ind.max(initial=-1)) + 1
+    indptr = np.arange(0, n * k + 1, k)
+    return sp.csr_matrix((dist.ravel().astype(np.float64), ind.ravel(), indptr), shape=(n, n_train))
+
+
+def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+    return PrecomputedNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+
+
+register_backend("precomputed", _make, exact=True)

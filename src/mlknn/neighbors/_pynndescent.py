@@ -1,0 +1,78 @@
+"""pynndescent backend (approximate): ``neighbors="pynndescent"``.
+
+Optional: ``pip install 'mlknn[pynndescent]'`` (pulls numba; the first use in a
+fresh environment spends a few seconds compiling). Imported only when fitted.
+
+NN-descent builds an approximate kNN graph of the training set; the leave-one-out
+graph is read from it (when it is wide enough, else the training points are
+queried), queries go through its search graph. As for every mlknn backend the
+candidates' distances are recomputed exactly in float64, ordered by (distance,
+index), and leave-one-out removes the point's own index wherever it appears.
+Sparse CSR input is supported.
+"""
+
+import numpy as np
+
+from ..utils import check_optional_dependency
+from ._base import register_backend
+from ._brute import _CandidateBackend
+
+
+class PyNNDescentNeighbors(_CandidateBackend):
+    """Approximate neighbours with pynndescent's NN-descent.
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    graph_neighbors : int, default=30
+        Width of the NN-descent graph built at fit (pynndescent's ``n_neighbors``).
+        Leave-one-out searches wider than this query the training points instead.
+    epsilon : float, default=0.1
+        Search slack of ``NNDescent.query`` (higher: better recall, slower).
+    n_jobs : int, optional
+    random_state : int, optional
+    """
+
+    _name = "pynndescent"
+    _accepts_sparse = True
+    _param_names = ("metric", "graph_neighbors", "epsilon", "n_jobs", "random_state")
+
+    def __init__(self, metric="euclidean", graph_neighbors=30, epsilon=0.1, n_jobs=None,
+                 random_state=None):
+        self.metric = metric
+        self.graph_neighbors = graph_neighbors
+        self.epsilon = epsilon
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _build(self, X32):
+        pynndescent = check_optional_dependency("pynndescent", f"neighbors={self._name!r}")
+        n = X32.shape[0]
+        self._graph_width = max(2, min(int(self.graph_neighbors), n - 1))
+        self._X32 = X32
+        self._index = pynndescent.NNDescent(
+            X32,
+            metric="euclidean",
+            n_neighbors=self._graph_width,
+            random_state=self.random_state,
+            n_jobs=-1 if self.n_jobs is None else self.n_jobs,
+            verbose=False,
+        )
+
+    def _search(self, Q32, width):
+        if Q32 is None and width <= self._graph_width:
+            ind, dist = self._index.neighbor_graph
+            ind, dist = ind[:, :width], dist[:, :width]
+        else:
+            Q32 = self._X32 if Q32 is None else Q32
+            ind, dist = self._index.query(Q32, k=width, epsilon=float(self.epsilon))
+        # pynndescent reports Euclidean distances; the re-ranking only reads squares.
+        dist = np.asarray(dist, dtype=np.float64)
+        return np.asarray(ind, dtype=np.intp), dist * dist
+
+
+def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+    return PyNNDescentNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+
+
+register_backend("pynndescent", _make, exact=False, requires="pynndescent")

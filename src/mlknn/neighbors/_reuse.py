@@ -1,0 +1,228 @@
+"""Search once, reuse everywhere; and how good an approximate graph is.
+
+An experiment evaluates many algorithms at many k on the same fold. The
+neighbours do not depend on the algorithm, and the graph for the largest k holds
+the graph for every smaller k (rows are sorted, :meth:`NeighborGraph.take`). So::
+
+    index, train_graph, test_graph = compute_graphs(X_train, X_test, max_k)
+    for k in ks:
+        for est in estimators:
+            est.set_params(n_neighbors=k)
+            est.fit_from_graph(train_graph, Y_train, X=X_train, index=index)
+            scores = est.predict_proba_from_graph(test_graph, X_test)
+
+gives the same predictions as ``est.fit(X_train, Y_train).predict_proba(X_test)``
+with one search per fold instead of one per (algorithm, k). :class:`GraphCache`
+wraps the same thing.
+
+:func:`recall_at_k` and :func:`estimate_recall` measure an approximate backend
+against exact search.
+"""
+
+import numpy as np
+
+from ._base import build_graph, get_backend
+
+
+def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euclidean", n_jobs=None,
+                   **params):
+    """Fit one index and search the training (leave-one-out) and test graphs once.
+
+    Parameters
+    ----------
+    X_train : {array-like, sparse matrix} of shape (n_train, n_features)
+    X_test : {array-like, sparse matrix} of shape (n_test, n_features), optional
+    max_k : int
+        The widest neighbourhood any later use needs (for an estimator:
+        ``est._search_width()`` at its largest k). Capped at ``n_train - 1``.
+    neighbors : str or object, default="auto"
+        Backend (see :func:`mlknn.neighbors.available_backends`).
+    metric : str, default="euclidean"
+    n_jobs : int, optional
+    **params
+        Extra backend parameters.
+
+    Returns
+    -------
+    index : fitted backend
+        Pass it as ``index=`` to ``fit_from_graph`` so that plain ``predict`` also works.
+    train_graph : NeighborGraph
+        Leave-one-out graph of the training set, ``max_k`` wide.
+    test_graph : NeighborGraph or None
+        Graph of the test points (None without ``X_test``).
+    """
+    index = get_backend(neighbors, metric=metric, n_jobs=n_jobs, **params).fit(X_train)
+    n_train = index.n_samples_fit_
+    width = int(min(max_k, n_train - 1))
+    if width < 1:
+        raise ValueError(f"Expected max_k >= 1 and n_train >= 2; got max_k = {max_k}, n_train = {n_train}.")
+    train_graph = build_graph(index, None, width)
+    test_graph = None if X_test is None else build_graph(index, X_test, min(max_k, n_train))
+    return index, train_graph, test_graph
+
+
+def fold_graphs(X_train, X_test, width, neighbors="auto", metric="euclidean", **params):
+    """``compute_graphs`` under the name the experiment runner looks for."""
+    return compute_graphs(X_train, X_test, width, neighbors=neighbors, metric=metric, **params)
+
+
+class GraphCache:
+    """The graphs of one train/test split, searched once for the largest k.
+
+    Parameters
+    ----------
+    X_train, X_test : {array-like, sparse matrix}
+    max_k : int
+    neighbors, metric, n_jobs, **params
+        As for :func:`compute_graphs`.
+
+    Attributes
+    ----------
+    index, train_graph, test_graph
+        As returned by :func:`compute_graphs`.
+
+    Examples
+    --------
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> d = make_multilabel(n_samples=120, random_state=0)
+    >>> cache = GraphCache(d.X[:100], d.X[100:], max_k=10, neighbors="brute")
+    >>> cache.predict_proba(MLkNN(n_neighbors=5), d.Y[:100]).shape
+    (20, 5)
+    """
+
+    def __init__(self, X_train, X_test=None, max_k=10, neighbors="auto", metric="euclidean", n_jobs=None,
+                 **params):
+        self.X_train = X_train
+        self.X_test = X_test
+        self.max_k = max_k
+        self.index, self.train_graph, self.test_graph = compute_graphs(
+            X_train, X_test, max_k, neighbors=neighbors, metric=metric, n_jobs=n_jobs, **params
+        )
+
+    def fit(self, estimator, Y_train):
+        """Clone ``estimator`` and fit it from the cached training graph."""
+        from sklearn.base import clone
+
+        est = clone(estimator)
+        width = est._search_width() if hasattr(est, "_search_width") else est.n_neighbors
+        if width > self.train_graph.n_neighbors:
+            raise ValueError(
+                f"The cache holds {self.train_graph.n_neighbors} neighbours per point, but the "
+                f"estimator needs {width}; build it with a larger max_k."
+            )
+        return est.fit_from_graph(self.train_graph, Y_train, X=self.X_train, index=self.index)
+
+    def predict_proba(self, estimator, Y_train):
+        """Scores of the cached test points, from a clone fitted on the cached graphs."""
+        est = self.fit(estimator, Y_train)
+        return est.predict_proba_from_graph(self._test(), self.X_test)
+
+    def predict(self, estimator, Y_train):
+        """0/1 predictions of the cached test points."""
+        est = self.fit(estimator, Y_train)
+        return est.predict_from_graph(self._test(), self.X_test)
+
+    def _test(self):
+        if self.test_graph is None:
+            raise ValueError("This GraphCache was built without X_test.")
+        return self.test_graph
+
+
+# ------------------------------------------------------------------ recall
+def recall_at_k(approx_indices, exact_indices, k=None):
+    """Mean fraction of the exact k nearest neighbours that the approximate search found.
+
+    Parameters
+    ----------
+    approx_indices, exact_indices : ndarray of shape (n_queries, >= k)
+        Neighbour indices of the same queries; only the first ``k`` columns count.
+    k : int, optional
+        Default: the width of ``exact_indices``.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1 when every row holds the same set (order is ignored).
+    """
+    A = np.asarray(approx_indices)
+    E = np.asarray(exact_indices)
+    if A.ndim != 2 or E.ndim != 2 or A.shape[0] != E.shape[0]:
+        raise ValueError(
+            f"Expected two 2-D index arrays with the same number of rows; got {A.shape} and {E.shape}."
+        )
+    k = E.shape[1] if k is None else int(k)
+    if not (1 <= k <= min(A.shape[1], E.shape[1])):
+        raise ValueError(f"Expected 1 <= k <= {min(A.shape[1], E.shape[1])}, but k = {k}.")
+    if A.shape[0] == 0:
+        return 1.0
+    A, E = A[:, :k], E[:, :k]
+    # Set intersection per row without a loop: sort both rows, then count the
+    # matches of each exact entry in the approximate row by binary search.
+    stride = int(max(A.max(initial=0), E.max(initial=0))) + 2
+    A = np.where(A < 0, stride - 1, A)  # missing slots (-1) match nothing
+    As = np.sort(A, axis=1)
+    offset = (np.arange(A.shape[0], dtype=np.int64) * stride)[:, None]
+    flatA = (As + offset).ravel()
+    flatE = (E + offset).ravel()
+    pos = np.searchsorted(flatA, flatE)
+    pos = np.minimum(pos, flatA.size - 1)
+    hits = flatA[pos] == flatE
+    return float(hits.sum() / (A.shape[0] * k))
+
+
+def estimate_recall(index, X_train, X_query=None, n_neighbors=10, n_samples=1000, random_state=None,
+                    approx_indices=None):
+    """Recall@k of a fitted (approximate) backend against exact search, on a sample.
+
+    Parameters
+    ----------
+    index : fitted backend
+        The approximate index, fitted on ``X_train``.
+    X_train : {array-like, sparse matrix}
+        Its training points (exact search runs on them with ``neighbors="brute"``).
+    X_query : {array-like, sparse matrix}, optional
+        Queries; None measures the leave-one-out graph of the training set.
+    n_neighbors : int, default=10
+    n_samples : int, default=1000
+        Queries (or training rows) drawn without replacement; all if fewer.
+    random_state : int, optional
+    approx_indices : ndarray of shape (n_queries or n_train, >= n_neighbors), optional
+        The approximate graph already computed for *all* the queries (or all the
+        training rows, leave-one-out); else the sampled rows are searched with
+        ``index``: ``kneighbors(X_query[rows])``, or, leave-one-out,
+        ``kneighbors(X_train[rows], k + 1)`` without each row's own index.
+
+    Returns
+    -------
+    float
+    """
+    from sklearn.utils import check_random_state
+
+    from ._brute import BruteNeighbors
+
+    loo = X_query is None
+    source = X_train if loo else X_query
+    n = source.shape[0]
+    rng = check_random_state(random_state)
+    rows = np.sort(rng.choice(n, size=min(n_samples, n), replace=False))
+    Qs = source[rows]
+    exact = BruteNeighbors(metric=getattr(index, "metric", "euclidean")).fit(X_train)
+    k = n_neighbors
+    if loo:
+        E = _drop_own(exact.kneighbors(Qs, k + 1)[1], rows, k)
+        A = (approx_indices[rows, :k] if approx_indices is not None
+             else _drop_own(index.kneighbors(Qs, k + 1)[1], rows, k))
+    else:
+        E = exact.kneighbors(Qs, k)[1]
+        A = approx_indices[rows, :k] if approx_indices is not None else index.kneighbors(Qs, k)[1]
+    return recall_at_k(A, E, k)
+
+
+def _drop_own(ind, rows, k):
+    """(k+1)-wide rows without the point's own index (else without the last column)."""
+    is_self = ind == rows[:, None]
+    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
+    keep = np.ones_like(is_self)
+    keep[np.arange(rows.size), drop] = False
+    return ind[keep].reshape(rows.size, k)
