@@ -26,6 +26,10 @@ app = typer.Typer(
 app.command("run")(_run.run_command)
 app.add_typer(_datasets.app, name="datasets")
 
+from . import _experiments  # noqa: E402  (export, report, reproduce)
+
+_experiments.register(app)
+
 
 def _register_optional_commands():
     # Commands whose modules are written independently; a missing one is skipped.

@@ -45,3 +45,7 @@ __all__ = [
     "parse_value",
     "run_experiment",
 ]
+
+from ._presets import PRESETS, Preset, get_preset, reproduce  # noqa: E402
+
+__all__ += ["PRESETS", "Preset", "get_preset", "reproduce"]

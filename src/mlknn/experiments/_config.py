@@ -67,7 +67,12 @@ class ProtocolConfig:
         return {"protocol": self.name, **self.splitter().params()}
 
     def key(self):
-        return canonical_json(self.params())
+        """Identity of the folds in the results DB. ``n_repeats`` is left out: the
+        first r repetitions are the same whatever the number of repetitions, so
+        a run with more repetitions completes one with fewer."""
+        p = self.params()
+        p.pop("n_repeats", None)
+        return canonical_json(p)
 
     def n_folds(self):
         return self.splitter().get_n_splits()
@@ -258,6 +263,9 @@ class ExperimentConfig:
         Per-dataset overrides (e.g. chi-square selection on text sets only).
     neighbors, metric : str
         Backend and distance of the shared neighbour search.
+    explicit : tuple of AlgorithmSpec
+        Configurations added as they are, outside the grid (the reproduction
+        presets list the papers' columns this way).
     """
 
     datasets: tuple
@@ -269,16 +277,17 @@ class ExperimentConfig:
     dataset_preprocessing: tuple = ()
     neighbors: str = "brute"
     metric: str = "euclidean"
+    explicit: tuple = ()
 
     def __post_init__(self):
         if not self.datasets:
             raise ValueError("The 'datasets' parameter must name at least one dataset. Got none.")
-        if not self.algorithms:
+        if not self.algorithms and not self.explicit:
             raise ValueError("The 'algorithms' parameter must name at least one algorithm. Got none.")
         for k in self.k:
             if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
                 raise ValueError(f"The 'k' parameter must be a list of ints >= 1. Got {k!r} instead.")
-        for name in self.algorithms:
+        for name in tuple(self.algorithms) + tuple(s.name for s in self.explicit):
             base, variant = split_variant(name)
             if variant is not None and (base, variant) not in VARIANTS:
                 known = ", ".join(f"{b}:{v}" for b, v in VARIANTS)
@@ -305,16 +314,8 @@ class ExperimentConfig:
         specs = []
         used = set()
         for name in self.algorithms:
-            base, variant = split_variant(name)
-            cls_name = "brknn" if (base, variant) == ("brknna", "skml") else base
-            try:
-                cls = get_estimator_class(cls_name)
-            except (ImportError, AttributeError) as exc:
-                raise ValueError(
-                    f"The algorithm {name!r} is registered but its module does not import here "
-                    f"({type(exc).__name__}: {exc})."
-                ) from exc
-            defaults = cls().get_params()
+            base = split_variant(name)[0]
+            defaults = _defaults(name)
             axes = {}
             if self.k and "n_neighbors" in defaults:
                 axes["n_neighbors"] = tuple(int(k) for k in self.k)
@@ -346,6 +347,15 @@ class ExperimentConfig:
                     f"The parameter {scope}.{pname} names algorithm {scope!r}, which is not in the "
                     f"experiment ({', '.join(self.algorithms)})."
                 )
+        for spec in self.explicit:
+            defaults = _defaults(spec.name)
+            unknown = [k for k, _ in spec.params if k not in defaults]
+            if unknown:
+                raise ValueError(
+                    f"Unknown parameter(s) {unknown} for algorithm {spec.name!r}; its parameters are: "
+                    f"{', '.join(sorted(defaults))}."
+                )
+            specs.append(AlgorithmSpec(spec.name.lower(), tuple(sorted((k, _coerce(v, defaults[k])) for k, v in spec.params))))
         seen, unique = set(), []
         for s in specs:
             if (s.name, s.params) not in seen:
@@ -355,6 +365,22 @@ class ExperimentConfig:
 
     def with_overrides(self, **changes):
         return replace(self, **changes)
+
+
+def _defaults(name):
+    """get_params() of the registry class behind an algorithm name (variants included)."""
+    from .._registry import get_estimator_class
+
+    base, variant = split_variant(name)
+    cls_name = "brknn" if (base, variant) == ("brknna", "skml") else base
+    try:
+        cls = get_estimator_class(cls_name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(
+            f"The algorithm {name!r} is registered but its module does not import here "
+            f"({type(exc).__name__}: {exc})."
+        ) from exc
+    return cls().get_params()
 
 
 def _as_tuple(value, what):

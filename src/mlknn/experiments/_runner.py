@@ -263,11 +263,15 @@ def count_cells(config, db):
     done_set = db.done_cells(config.datasets)
     protocol_key, search_key = config.protocol.key(), config.search_key()
     wanted = {(s.name, s.key()) for s in specs}
+    sp = config.protocol.splitter().params()
+    n_rep, n_fold = sp["n_repeats"], sp.get("n_splits", 1)
     done = 0
     for c in done_set:
-        ds, alg, params, prep, search, proto = c[:6]
+        ds, alg, params, prep, search, proto, rep, fold = c
         if (
-            ds in config.datasets
+            rep < n_rep
+            and fold < n_fold
+            and ds in config.datasets
             and (alg, params) in wanted
             and prep == config.preprocessing_for(ds).key()
             and search == search_key

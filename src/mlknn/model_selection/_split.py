@@ -80,7 +80,9 @@ class RepeatedMultilabelKFold:
         shuffled ``sklearn.model_selection.KFold``.
     random_state : int or None, default=None
         Seed of the whole protocol; repetition r uses the r-th draw of
-        ``RandomState(random_state)``.
+        ``RandomState(random_state)``, so the first r repetitions do not depend
+        on ``n_repeats`` (a quick run with fewer repetitions is a prefix of the
+        full one).
 
     Examples
     --------
@@ -166,6 +168,9 @@ class RepeatedHoldout:
         Iterative stratification
         (``iterstrat.ml_stratifiers.MultilabelStratifiedShuffleSplit``).
     random_state : int or None, default=None
+        Seed of the whole protocol; repetition r uses the r-th draw of
+        ``RandomState(random_state)``, so the first r repetitions do not depend
+        on ``n_repeats``.
 
     Examples
     --------
@@ -201,18 +206,15 @@ class RepeatedHoldout:
 
         self._validate()
         n = X.shape[0]
-        if self.stratify:
-            from iterstrat.ml_stratifiers import MultilabelStratifiedShuffleSplit
+        Yd = _dense_labels(Y) if self.stratify else None
+        for r, seed in enumerate(_repeat_seeds(self.random_state, self.n_repeats)):
+            if self.stratify:
+                from iterstrat.ml_stratifiers import MultilabelStratifiedShuffleSplit
 
-            splitter = MultilabelStratifiedShuffleSplit(
-                n_splits=self.n_repeats, test_size=self.test_size, random_state=self.random_state
-            )
-            parts = splitter.split(np.zeros((n, 1)), _dense_labels(Y))
-        else:
-            parts = ShuffleSplit(
-                n_splits=self.n_repeats, test_size=self.test_size, random_state=self.random_state
-            ).split(np.zeros((n, 1)))
-        for r, (tr, te) in enumerate(parts):
+                splitter = MultilabelStratifiedShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
+                tr, te = next(iter(splitter.split(np.zeros((n, 1)), Yd)))
+            else:
+                tr, te = next(iter(ShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed).split(np.zeros((n, 1)))))
             yield Fold(r, 0, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
 
     def params(self):

@@ -131,12 +131,35 @@ def ttest_markers(scores, greater_is_better=True, alpha=0.05):
 
 
 # ------------------------------------------------------------------- Wilcoxon
+#: Largest number of non-zero differences for which the exact distribution is used.
+_WILCOXON_EXACT_MAX = 50
+
+
+def _signed_rank_null(r2):
+    """Counts of every value of sum(r2[i] * B_i), B_i in {0, 1}: the exact null
+    distribution of the (doubled) positive-rank sum, as float64 (exact up to 2**53)."""
+    dist = np.zeros(int(r2.sum()) + 1)
+    dist[0] = 1.0
+    top = 0
+    for r in r2:
+        r = int(r)
+        dist[r : top + r + 1] += dist[: top + 1].copy()
+        top += r
+    return dist
+
+
 def wilcoxon_signed_rank(a, b, alternative="two-sided"):
     """Wilcoxon signed-rank test of the differences a - b.
 
-    Wraps ``scipy.stats.wilcoxon`` (exact distribution for small samples
-    without ties or zeros, normal approximation otherwise; zero differences are
-    discarded, ``zero_method="wilcox"``).
+    Zero differences are discarded (Wilcoxon's rule) and tied absolute
+    differences get their average rank. For up to 50 non-zero differences the
+    p-value comes from the exact null distribution of the positive-rank sum
+    given those ranks (every sign pattern equally likely), which equals
+    ``scipy.stats.wilcoxon(..., method="exact")`` when there are no ties and is
+    the exact permutation p-value when there are; beyond 50, the normal
+    approximation with the tie correction (``method="approx"``, no continuity
+    correction). Computed here because scipy >= 1.15 falls back to a slow
+    randomised permutation test on ties.
 
     Parameters
     ----------
@@ -156,11 +179,32 @@ def wilcoxon_signed_rank(a, b, alternative="two-sided"):
         )
     a, b = _paired(a, b, "wilcoxon_signed_rank")
     d = a - b
-    if np.all(d == 0):
+    d = d[d != 0]
+    n = d.size
+    if n == 0:
         return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(stats.wilcoxon(a, b, zero_method="wilcox", alternative=alternative).pvalue)
+    ranks = stats.rankdata(np.abs(d))
+    if n <= _WILCOXON_EXACT_MAX:
+        r2 = np.rint(2 * ranks).astype(np.int64)  # average ranks are multiples of 1/2
+        t = int(r2[d > 0].sum())
+        dist = _signed_rank_null(r2)
+        total = dist.sum()
+        p_greater = dist[t:].sum() / total
+        p_less = dist[: t + 1].sum() / total
+    else:
+        t = ranks[d > 0].sum()
+        mean = n * (n + 1) / 4.0
+        _, counts = np.unique(np.abs(d), return_counts=True)
+        var = n * (n + 1) * (2 * n + 1) / 24.0 - np.sum(counts**3 - counts) / 48.0
+        z = (t - mean) / math.sqrt(var) if var > 0 else 0.0
+        p_greater, p_less = float(stats.norm.sf(z)), float(stats.norm.cdf(z))
+    if alternative == "greater":
+        p = p_greater
+    elif alternative == "less":
+        p = p_less
+    else:
+        p = 2.0 * min(p_greater, p_less)
+    return float(min(1.0, p))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,110 @@
+"""``mlknn export``, ``mlknn report`` and ``mlknn reproduce``."""
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+
+def export_command(
+    db: Path = typer.Argument(..., help="Results database (SQLite) written by `mlknn run ... --db`."),
+    csv: Path = typer.Option(..., "--csv", help="CSV file to write (one row per cell x metric)."),
+):
+    """Export every result row of a database to CSV."""
+    from ..experiments import ResultsDB
+
+    if not db.exists():
+        raise FileNotFoundError(f"The results database {str(db)!r} does not exist.")
+    with ResultsDB(db) as rdb:
+        n = rdb.to_csv(csv)
+    Console().print(f"{n} rows -> {csv}")
+
+
+def report_command(
+    db: Path = typer.Argument(..., help="Results database (SQLite)."),
+    out: Path = typer.Option(Path("report"), "--out", help="Output folder (report.md, report.html, figures/)."),
+    metrics: str = typer.Option(None, "--metrics", help="Comma-separated metrics (keys of mlknn.metrics.evaluate); default all."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
+    dataset_figures: bool = typer.Option(True, "--dataset-figures/--no-dataset-figures", help="k-occurrence and label co-occurrence figures (load the datasets)."),
+):
+    """Write the Markdown and self-contained HTML report of a results database."""
+    from ..report import build_report
+
+    if not db.exists():
+        raise FileNotFoundError(f"The results database {str(db)!r} does not exist.")
+    ms = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    paths = build_report(db, out, metrics=ms, alpha=alpha, dataset_figures=dataset_figures)
+    Console().print(f"{paths['html']} ({len(paths['figures'])} figures), {paths['markdown']}")
+
+
+def _fmt(v, digits=3):
+    if v is None or (isinstance(v, float) and v != v):
+        return "-"
+    return f"{v:.{digits}f}"
+
+
+def comparison_table(rows, title):
+    t = Table(title=title)
+    for c in ("table", "dataset", "metric", "paper", "ours", "paper mean ± sd", "our mean ± sd", "diff", "z", "within 2 sd"):
+        t.add_column(c, justify="left" if c in ("table", "dataset", "metric", "paper", "ours") else "right")
+    for r in rows:
+        ok = r["within_2sd"]
+        flag = "-" if ok is None else ("yes" if ok else "[red]no[/]")
+        z = _fmt(r["z"], 2) + ("" if r["sd_source"] == "paper" else " (our sd)")
+        t.add_row(
+            r["table"], r["dataset"], r["metric"], r["paper_algorithm"], r["ours"],
+            f"{_fmt(r['paper_mean'])} ± {_fmt(r['paper_std'])}",
+            f"{_fmt(r['our_mean'])} ± {_fmt(r['our_std'])} (n={r['n_folds']})",
+            _fmt(r["diff"]), z, flag,
+        )  # fmt: skip
+    return t
+
+
+def reproduce_command(
+    preset: str = typer.Argument(..., help="mlhiknn2025 (seed 001), dmlknn2011 (seed 000) or bmlknn (seed 002)."),
+    datasets: str = typer.Option(None, "--datasets", help="Comma-separated datasets (default: all of the paper's found in $MLKNN_DATA)."),
+    quick: bool = typer.Option(False, "--quick", help="Fewer repetitions of the protocol."),
+    tables: str = typer.Option(None, "--tables", help="Published tables to reproduce, e.g. 3,12,15 (default: the main one(s))."),
+    all_algorithms: bool = typer.Option(False, "--all-algorithms", help="Also the non-kNN baselines of the tables."),
+    scaling: str = typer.Option(None, "--scaling", help="Override the preset's feature scaling (none, minmax, zscore)."),
+    db: Path = typer.Option(None, "--db", help="Results database (default <out>/results.db)."),
+    out: Path = typer.Option(None, "--out", help="Output folder (default results/reproduce-<preset>)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Fold tasks in parallel."),
+):
+    """Run a paper's protocol on the datasets present and compare with its tables, cell by cell."""
+    from ..experiments import reproduce
+    from ..experiments._presets import get_preset
+    from ._run import RichProgress
+
+    console = Console()
+    p = get_preset(preset)
+    console.print(f"[bold]{p.title}[/]")
+    for note in p.notes:
+        console.print(f"  - {note}")
+    ds = [d.strip() for d in datasets.split(",") if d.strip()] if datasets else None
+    tb = [t.strip() for t in tables.split(",") if t.strip()] if tables else None
+
+    def show(dataset, rows):
+        console.print(comparison_table(rows, f"{preset}: {dataset}"))
+
+    with RichProgress(console, preset) as progress:
+        res = reproduce(preset, datasets=ds, quick=quick, tables=tb, all_algorithms=all_algorithms, scaling=scaling,
+                        db=db, out_dir=out, n_jobs=jobs, progress=progress, on_dataset=show)  # fmt: skip
+    rows = res["rows"]
+    scored = [r for r in rows if r["within_2sd"] is not None]
+    n_ok = sum(1 for r in scored if r["within_2sd"])
+    if res["skipped"]:
+        console.print(f"not run (estimator not importable): {', '.join(res['skipped'])}")
+    console.print(
+        f"{n_ok}/{len(scored)} published cells within 2 sd. Saved {res['csv']} and {res['markdown']}; "
+        f"results in {res['db']} (mlknn report {res['db']})."
+    )
+    return res
+
+
+def register(app):
+    """Add the commands to the ``mlknn`` typer app."""
+    app.command("export")(export_command)
+    app.command("report")(report_command)
+    app.command("reproduce")(reproduce_command)

@@ -1,0 +1,31 @@
+"""Figures of the seeds, as scikit-learn-style Display objects.
+
+Every display is built with a ``from_*`` class method and drawn with
+``plot(ax=None)`` (a new figure when ``ax`` is None); it keeps ``figure_`` and
+``ax_``. Empty data draws a "no data" panel instead of failing.
+
+=============================  =====================================================
+CriticalDifferenceDisplay      Demsar's critical-difference diagram (Nemenyi)
+KOccurrenceDisplay             k-occurrence distribution (seed 001 Figure 1)
+LabelCooccurrenceDisplay       P(label q | label r) matrix (seed 000 Figure 1)
+ParameterCurveDisplay          metric (or average rank) versus a parameter per
+                               algorithm: k (seed 001 Figures 2-7), the radius of
+                               BML-kNN (seed 002 Figures 2-5)
+=============================  =====================================================
+
+matplotlib is imported lazily; the report uses the Agg backend.
+"""
+
+from ._displays import (
+    CriticalDifferenceDisplay,
+    KOccurrenceDisplay,
+    LabelCooccurrenceDisplay,
+    ParameterCurveDisplay,
+)
+
+__all__ = [
+    "CriticalDifferenceDisplay",
+    "KOccurrenceDisplay",
+    "LabelCooccurrenceDisplay",
+    "ParameterCurveDisplay",
+]

@@ -1,0 +1,347 @@
+"""Display objects (from_* / plot(ax=None))."""
+
+import math
+
+import numpy as np
+
+
+def _pyplot():
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _axes(ax, figsize):
+    plt = _pyplot()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize)
+    else:
+        fig = ax.figure
+    return fig, ax
+
+
+def _no_data(ax, title, why):
+    ax.set_axis_off()
+    ax.set_title(title)
+    ax.text(0.5, 0.5, f"no data: {why}", ha="center", va="center", transform=ax.transAxes, color="0.4")
+
+
+# ------------------------------------------------------------- CD diagram
+class CriticalDifferenceDisplay:
+    """Critical-difference diagram (Demsar 2006, Figure 1).
+
+    Parameters
+    ----------
+    average_ranks : array-like of shape (k,)
+    names : sequence of str
+    cd : float
+        Nemenyi critical difference.
+    n_datasets : int
+    title : str, optional
+
+    Attributes
+    ----------
+    cliques_ : list of tuple of int
+        Maximal groups of algorithms whose average ranks differ by less than cd.
+    """
+
+    def __init__(self, average_ranks, names, cd, n_datasets, title=None):
+        self.average_ranks = np.asarray(average_ranks, dtype=float)
+        self.names = list(names)
+        self.cd = float(cd)
+        self.n_datasets = int(n_datasets)
+        self.title = title
+
+    @classmethod
+    def from_results(cls, table, names, *, greater_is_better=True, alpha=0.05, title=None):
+        """From a (n_datasets, n_algorithms) table of mean scores."""
+        from ..stats import average_ranks, nemenyi_cd
+
+        table = np.asarray(table, dtype=float)
+        if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] < 2:
+            return cls(np.full(len(names), np.nan), names, float("nan"), 0, title)
+        _, avg = average_ranks(table, greater_is_better)
+        return cls(avg, names, nemenyi_cd(table.shape[1], table.shape[0], alpha), table.shape[0], title)
+
+    def _cliques(self):
+        order = np.argsort(self.average_ranks, kind="stable")
+        r = self.average_ranks[order]
+        cliques = []
+        for i in range(len(r)):
+            j = i
+            while j + 1 < len(r) and r[j + 1] - r[i] < self.cd:
+                j += 1
+            if j > i:
+                group = tuple(int(x) for x in order[i : j + 1])
+                if not any(set(group) <= set(c) for c in cliques):
+                    cliques.append(group)
+        return cliques
+
+    def plot(self, ax=None):
+        """Draw the diagram: rank axis on top (1 = best, on the left), the better
+        half labelled on the left and the other half on the right, thick bars
+        joining the groups whose ranks differ by less than the CD."""
+        k = len(self.names)
+        title = self.title or "critical difference"
+        fig, ax = _axes(ax, (7.5, 1.6 + 0.3 * max(k, 2)))
+        if k < 2 or not np.all(np.isfinite(self.average_ranks)) or self.n_datasets < 2:
+            _no_data(ax, title, "needs >= 2 algorithms and >= 2 datasets")
+            self.figure_, self.ax_, self.cliques_ = fig, ax, []
+            return self
+        self.cliques_ = self._cliques()
+        lo, hi = 1, k
+        span = hi - lo
+        margin = 0.45 * span + 0.5
+        step = 0.55
+        top_cliques = 0.35
+        first = top_cliques + 0.25 * len(self.cliques_) + 0.35
+        half = math.ceil(k / 2)
+        n_side = max(half, k - half)
+        ax.set_xlim(lo - margin, hi + margin)
+        ax.set_ylim(-(first + step * n_side + 0.2), 1.5)
+        ax.hlines(0, lo, hi, color="k", lw=1)
+        for t in range(lo, hi + 1):
+            ax.vlines(t, 0, 0.12, color="k", lw=1)
+            ax.text(t, 0.18, str(t), ha="center", va="bottom", fontsize=8)
+        if math.isfinite(self.cd):
+            length = min(self.cd, span)
+            ax.hlines(1.05, lo, lo + length, color="k", lw=2)
+            ax.vlines([lo, lo + length], 0.97, 1.13, color="k", lw=1)
+            extra = "" if self.cd <= span else " (wider than the rank range)"
+            ax.text(lo + length / 2, 1.16, f"CD = {self.cd:.3f}{extra}", ha="center", va="bottom", fontsize=8)
+        order = np.argsort(self.average_ranks, kind="stable")
+        for pos, idx in enumerate(order):
+            r = self.average_ranks[idx]
+            if pos < half:
+                y, x_end, ha = -(first + step * pos), lo - 0.25, "right"
+            else:
+                y, x_end, ha = -(first + step * (k - 1 - pos)), hi + 0.25, "left"
+            ax.vlines(r, y, 0, color="0.3", lw=0.8)
+            ax.hlines(y, min(r, x_end), max(r, x_end), color="0.3", lw=0.8)
+            ax.text(x_end + (-0.05 if ha == "right" else 0.05), y, f"{self.names[idx]} ({r:.2f})",
+                    ha=ha, va="center", fontsize=8)  # fmt: skip
+        for c, group in enumerate(self.cliques_):
+            rs = self.average_ranks[list(group)]
+            y = -(top_cliques + 0.25 * c)
+            ax.hlines(y, rs.min() - 0.03, rs.max() + 0.03, color="k", lw=3.5)
+        ax.set_axis_off()
+        ax.set_title(f"{title} (N = {self.n_datasets} datasets)", fontsize=10)
+        self.figure_, self.ax_ = fig, ax
+        return self
+
+
+# ------------------------------------------------------------ k-occurrence
+class KOccurrenceDisplay:
+    """Empirical distribution of the k-occurrence O_k (seed 001, Figure 1).
+
+    Parameters
+    ----------
+    occurrence : array-like of int, or None
+    n_neighbors : int
+    name : str
+    skewness : float, optional
+    """
+
+    def __init__(self, occurrence, n_neighbors, name="", skewness=None):
+        self.occurrence = None if occurrence is None else np.asarray(occurrence)
+        self.n_neighbors = int(n_neighbors)
+        self.name = name
+        self.skewness = skewness
+
+    @classmethod
+    def from_data(cls, X, n_neighbors=10, *, name="", neighbors="brute", metric="euclidean"):
+        """Leave-one-out graph of X (mlknn.neighbors) -> O_k (mlknn.hubness if present)."""
+        from ..neighbors import build_graph, get_backend
+
+        index = get_backend(neighbors, metric=metric).fit(X)
+        graph = build_graph(index, None, n_neighbors)
+        return cls.from_graph(graph, name=name)
+
+    @classmethod
+    def from_graph(cls, graph, *, name=""):
+        try:
+            from ..hubness import k_occurrence, skewness
+
+            occ = k_occurrence(graph)
+            sk = float(skewness(occ))
+        except ImportError:  # pragma: no cover - hubness module absent
+            occ = np.bincount(graph.indices.ravel(), minlength=graph.n_points)
+            sd = occ.std()
+            sk = float(np.mean((occ - occ.mean()) ** 3) / sd**3) if sd > 0 else 0.0
+        return cls(occ, graph.n_neighbors, name, sk)
+
+    def plot(self, ax=None):
+        fig, ax = _axes(ax, (4.5, 3.2))
+        title = f"{self.name} (k = {self.n_neighbors})"
+        if self.occurrence is None or self.occurrence.size == 0:
+            _no_data(ax, title, "dataset not available")
+            self.figure_, self.ax_ = fig, ax
+            return self
+        occ = self.occurrence
+        counts = np.bincount(occ)
+        x = np.flatnonzero(counts)
+        ax.plot(x, counts[x] / occ.size, "o-", ms=3, lw=1)
+        ax.set_yscale("log")
+        ax.set_xlabel("$O_k$")
+        ax.set_ylabel("p($O_k$)")
+        sk = "" if self.skewness is None else f", $S_k$ = {self.skewness:.2f}"
+        ax.set_title(title + sk, fontsize=10)
+        self.figure_, self.ax_ = fig, ax
+        return self
+
+
+# ------------------------------------------------------ label co-occurrence
+class LabelCooccurrenceDisplay:
+    """Matrix ``mat[q, r] = P(label q | label r)`` (seed 000, Figure 1: the
+    proportion of instances with label r that also have label q).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (q, q) or None
+    label_names : sequence of str
+    name : str
+    """
+
+    def __init__(self, matrix, label_names=None, name=""):
+        self.matrix = None if matrix is None else np.asarray(matrix, dtype=float)
+        self.label_names = list(label_names) if label_names is not None else None
+        self.name = name
+
+    @classmethod
+    def from_labels(cls, Y, label_names=None, *, name=""):
+        Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
+        Y = (Y > 0).astype(np.float64)
+        both = Y.T @ Y  # both[q, r] = #(q and r)
+        count = np.diag(both)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mat = both / count[None, :]
+        return cls(mat, label_names, name)
+
+    def plot(self, ax=None, max_annotated=12):
+        fig, ax = _axes(ax, (5, 4.2))
+        title = f"label co-occurrence: {self.name}"
+        if self.matrix is None or self.matrix.size == 0:
+            _no_data(ax, title, "dataset not available")
+            self.figure_, self.ax_ = fig, ax
+            return self
+        q = self.matrix.shape[0]
+        im = ax.imshow(self.matrix, vmin=0, vmax=1, cmap="viridis")
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="P(q | r)")
+        ax.set_xlabel("r (given label)")
+        ax.set_ylabel("q")
+        if q <= max_annotated:
+            for i in range(q):
+                for j in range(q):
+                    v = self.matrix[i, j]
+                    if np.isfinite(v):
+                        ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                                color="w" if v < 0.6 else "k")  # fmt: skip
+            if self.label_names is not None:
+                short = [n[:14] for n in self.label_names]
+                ax.set_xticks(range(q), short, rotation=60, ha="right", fontsize=6)
+                ax.set_yticks(range(q), short, fontsize=6)
+        ax.set_title(title, fontsize=10)
+        self.figure_, self.ax_ = fig, ax
+        return self
+
+
+# --------------------------------------------------------- parameter curves
+class ParameterCurveDisplay:
+    """A metric (or an average rank) versus one parameter, one line per algorithm.
+
+    Parameters
+    ----------
+    curves : dict of str -> (x values, y values)
+    param : str
+    ylabel : str
+    title : str
+    """
+
+    def __init__(self, curves, param, ylabel, title=""):
+        self.curves = dict(curves)
+        self.param = param
+        self.ylabel = ylabel
+        self.title = title
+
+    @classmethod
+    def from_results(cls, rows, *, param="n_neighbors", metric="macro_auc", dataset=None, algorithms=None,
+                     greater_is_better=None, title=None):  # fmt: skip
+        """From result rows (dicts of :meth:`mlknn.experiments.ResultsDB.rows`).
+
+        Parameters
+        ----------
+        rows : list of dict
+        param : str
+            The parameter on the x axis (``n_neighbors`` for k).
+        metric : str
+        dataset : str, optional
+            One dataset: the mean metric over folds. None: the average rank over
+            the datasets of every (algorithm, value) combination among all
+            combinations (seed 001, Figures 2-7).
+        algorithms : sequence of str, optional
+        greater_is_better : bool, optional
+            Default from :data:`mlknn.metrics.GREATER_IS_BETTER`.
+        """
+        import json
+
+        from ..metrics import GREATER_IS_BETTER
+
+        gib = GREATER_IS_BETTER.get(metric, True) if greater_is_better is None else greater_is_better
+        by = {}
+        for r in rows:
+            if r["metric"] != metric or (algorithms is not None and r["algorithm"] not in algorithms):
+                continue
+            params = json.loads(r["params"])
+            if param not in params:
+                continue
+            x = params[param]
+            if not isinstance(x, (int, float)) or isinstance(x, bool):
+                continue
+            rest = tuple(sorted((k, str(v)) for k, v in params.items() if k != param))
+            line = r["algorithm"] + ("" if not rest else "(" + ", ".join(f"{k}={v}" for k, v in rest) + ")")
+            by.setdefault((r["dataset"], line, float(x)), []).append(r["value"])
+        means = {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
+        lines = sorted({k[1] for k in means})
+        curves = {}
+        if dataset is not None:
+            for line in lines:
+                xs = sorted(x for (d, ln, x) in means if d == dataset and ln == line)
+                if len(xs) >= 1:
+                    curves[line] = (np.array(xs), np.array([means[(dataset, line, x)] for x in xs]))
+            ylabel = metric
+            ttl = title or f"{metric} versus {param}: {dataset}"
+        else:
+            combos = sorted({(ln, x) for (_, ln, x) in means})
+            datasets = sorted({d for (d, _, _) in means})
+            table = np.array([[means.get((d, ln, x), np.nan) for (ln, x) in combos] for d in datasets])
+            full = ~np.any(np.isnan(table), axis=1) if table.size else np.array([], bool)
+            if table.size and full.any():
+                from ..stats import average_ranks
+
+                _, avg = average_ranks(table[full], gib)
+                for line in lines:
+                    idx = [i for i, (ln, _) in enumerate(combos) if ln == line]
+                    curves[line] = (np.array([combos[i][1] for i in idx]), avg[idx])
+            ylabel = f"average rank ({metric})"
+            n = int(full.sum()) if table.size else 0
+            ttl = title or f"average rank on {metric} versus {param} ({n} datasets)"
+        curves = {k: v for k, v in curves.items() if len(v[0]) >= 2}
+        return cls(curves, param, ylabel, ttl)
+
+    def plot(self, ax=None):
+        fig, ax = _axes(ax, (5, 3.5))
+        if not self.curves:
+            _no_data(ax, self.title, f"no algorithm was run with >= 2 values of {self.param}")
+            self.figure_, self.ax_ = fig, ax
+            return self
+        for name, (x, y) in self.curves.items():
+            ax.plot(x, y, "o-", ms=3, lw=1.2, label=name)
+        ax.set_xlabel("k" if self.param == "n_neighbors" else self.param)
+        ax.set_ylabel(self.ylabel)
+        if self.ylabel.startswith("average rank"):
+            ax.invert_yaxis()
+        ax.legend(fontsize=7)
+        ax.set_title(self.title, fontsize=10)
+        ax.grid(alpha=0.3)
+        self.figure_, self.ax_ = fig, ax
+        return self
