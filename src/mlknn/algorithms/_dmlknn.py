@@ -185,12 +185,12 @@ class DMLkNN(KNNMultiLabelBase):
         self._col_index[col_keys] = np.arange(C)
         # Integer sums below 2**24 are exact in float32 whatever the order of the
         # additions; otherwise fall back to float64.
-        self._gemm_dtype = np.float32 if max(n, q) < 2**24 else np.float64
+        gemm_dtype = np.float32 if max(n, q) < 2**24 else np.float64
         rows = np.repeat(np.arange(G), q)
         cols = col_of.ravel()
-        onehot_gc = np.zeros((G, C), dtype=self._gemm_dtype)
+        onehot_gc = np.zeros((G, C), dtype=gemm_dtype)
         onehot_gc[rows, cols] = 1
-        weights = np.zeros((2 * C, G), dtype=self._gemm_dtype)
+        weights = np.zeros((2 * C, G), dtype=gemm_dtype)
         weights[cols, rows] = pos.ravel()
         weights[C + cols, rows] = neg.ravel()
         self._group_onehot = onehot_gc  # (G, C): c_{x_i}(l) == j
@@ -221,7 +221,7 @@ class DMLkNN(KNNMultiLabelBase):
         v_prime = np.zeros_like(v)
         # Per query row: the window matrix (C), the agreement counts and the
         # qualifying mask (2 G) and the summed weights (2 C), plus temporaries.
-        row_bytes = 2 * np.dtype(self._gemm_dtype).itemsize * (3 * C + 2 * G)
+        row_bytes = 2 * self._group_onehot.itemsize * (3 * C + 2 * G)
         height = max(1, _BLOCK_BYTES // row_bytes)
         for start in range(0, uq.shape[0], height):
             stop = min(start + height, uq.shape[0])
@@ -243,7 +243,7 @@ class DMLkNN(KNNMultiLabelBase):
           column ``(l, c_x(l))`` is step 11's equality, so it is v(l) / v'(l).
         """
         q = self.n_labels_
-        dt = self._gemm_dtype
+        dt = self._group_onehot.dtype
         # Products are taken as (groups x ...) @ (... x queries): OpenBLAS is several
         # times faster in that orientation for a short block of queries.
         window = np.abs(cx[:, self._col_label] - self._col_count[None, :]) <= self.delta
