@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .neighbors import NeighborGraph, build_graph, get_backend
 from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context
-from .utils._validation import check_label_matrix
+from .utils._validation import NonNumericInputError, check_label_matrix, validate_features  # noqa: F401
 
 _BACKEND_NAMES = {"auto", "brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "precomputed"}
 
@@ -275,23 +275,3 @@ def _input_dtype(Y):
         return np.dtype(np.int64)
     return np.dtype(dtype)
 
-
-class NonNumericInputError(TypeError, ValueError):
-    """X holds values that are not numbers (a TypeError for numpy, a ValueError for users)."""
-
-
-def validate_features(estimator, X, reset=True):
-    """scikit-learn's ``validate_data`` for X (dense or CSR, float64/float32).
-
-    A non-numeric X (strings, arbitrary objects) makes numpy raise a TypeError
-    deep inside the conversion; turn it into a ValueError naming X and the rule.
-    """
-    try:
-        return validate_data(
-            estimator, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
-        )
-    except TypeError as exc:
-        raise NonNumericInputError(
-            f"X must be a numeric array or sparse matrix (dtype convertible to float); "
-            f"could not convert it: {exc}"
-        ) from exc

@@ -15,7 +15,9 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._validation import validate_features
 
 from ..base import MultiLabelMixin, _input_dtype
 from ..utils._param_validation import HasMethods, _fit_context
@@ -46,7 +48,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None "
                 "(Y, the (n_samples, n_labels) indicator matrix, is required)."
             )
-        X = validate_data(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
+        X = validate_features(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
         self._y_dtype = _input_dtype(Y)
         Y = check_label_matrix(Y, n_samples=X.shape[0])
         self.n_labels_ = Y.shape[1]
@@ -57,7 +59,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
     def _validate_predict_data(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES, reset=False)
+        return validate_features(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES, reset=False)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, Y):

@@ -65,3 +65,24 @@ def check_label_matrix(Y, *, name="Y", n_samples=None):
             f"{name} has {Y.shape[0]} rows but X has {n_samples} samples; they must match."
         )
     return Y.astype(np.uint8, copy=False)
+
+
+class NonNumericInputError(TypeError, ValueError):
+    """X holds values that are not numbers (a TypeError for numpy, a ValueError for users)."""
+
+
+def validate_features(estimator, X, reset=True, accept_sparse="csr", dtype=(np.float64, np.float32)):
+    """scikit-learn's ``validate_data`` for X (dense or sparse, float64/float32).
+
+    A non-numeric X (strings, arbitrary objects) makes numpy raise a TypeError
+    deep inside the conversion; turn it into an error naming X and the rule.
+    """
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, accept_sparse=accept_sparse, dtype=list(dtype), reset=reset)
+    except TypeError as exc:
+        raise NonNumericInputError(
+            f"X must be a numeric array or sparse matrix (dtype convertible to float); "
+            f"could not convert it: {exc}"
+        ) from exc
