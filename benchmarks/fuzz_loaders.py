@@ -177,7 +177,7 @@ NASTY_TYPES = (
     "date", 'DATE "yyyy-MM-dd"', "relational", "foo", "numeric numeric", "{",
     "{a,b", "{a,b} junk", "{}", "{ }", "{,}", "{a,,b}", "{'a','b}", "{\"a b\",c}",
     "{a b,c}", "string", "STRING", "integer", "Real", "NUMERIC", "{0,1}", "{1,0}",
-    "{0,1,2}", "{0}", "{'0','1'}",
+    "{0,1,2}", "{0}", "{'0','1'}", "{?,a}", "{a,?}", "{'',a}", "{a,a}", "{0,1,}",
     # ReDoS shapes for liac-arff's nominal regex (hung for hours before the fix)
     "{" + ",".join(f"v{i}" for i in range(30)) + "} junk",
     "{" + ",".join(f"v{i}" for i in range(30)) + ",a b}",

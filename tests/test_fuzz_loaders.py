@@ -344,6 +344,15 @@ def test_regression_integer_attribute_is_numeric(tmp_path):
         load_arff(_meka(tmp_path, _replace_line(text, 8, "0,1,1e999,3,4"), "o.arff"))
 
 
+@pytest.mark.parametrize("decl", ["{,}", "{?,a}", "{a,,b}", "{0,1,}"])
+def test_regression_empty_nominal_value(tmp_path, decl):
+    """Bug 9: liac-arff returns None for an empty or '?' value in a nominal
+    domain; the {0,1} check then raised TypeError (sorting None)."""
+    path = _meka(tmp_path, _replace_line(MEKA, 6, f"@attribute x3 {decl}"))
+    with pytest.raises(DatasetFormatError, match=r"line 6: malformed ARFF \(BadAttributeType\)"):
+        load_arff(path)
+
+
 def test_regression_percent_in_bad_row(tmp_path):
     """Bug 5: a '%' in a malformed data row made liac-arff's own error message
     raise ValueError/TypeError ('message % line')."""

@@ -344,6 +344,8 @@ class _SafeArffDecoder(arff.ArffDecoder):
     * ``INTEGER`` attributes are read like ``NUMERIC``/``REAL``, as Weka does.
       liac-arff converts them with ``int(float(x))``, which silently truncated
       ``1.5`` to 1 and raised ``OverflowError`` on ``1e999``.
+    * A nominal domain with an empty or ``?`` value (``{,}``, ``{?,a}``) is
+      refused as ``BadAttributeType``.
     """
 
     def _decode_attribute(self, s):
@@ -357,6 +359,10 @@ class _SafeArffDecoder(arff.ArffDecoder):
         name, type_ = super()._decode_attribute(s)
         if type_ == "INTEGER":
             type_ = "REAL"
+        elif isinstance(type_, list) and any(v is None for v in type_):
+            # '{,}' or '{?,a}': liac-arff returns None for an empty or '?'
+            # value, which later broke the {0,1} check with a TypeError.
+            raise arff.BadAttributeType()
         return name, type_
 
 
