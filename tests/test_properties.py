@@ -397,3 +397,32 @@ def test_metric_checks_can_fail():
         if name == "coverage":
             best = float((Y.sum(axis=1) - 1).mean())
         assert res[name] != pytest.approx(best), name
+
+
+# --------------------------------------------------------------------------
+# Documentation of the guarantees
+# --------------------------------------------------------------------------
+
+_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_guarantees_page_names_existing_tests():
+    """Every ``tests/x.py::test_name`` on docs/guarantees.md exists."""
+    import re
+
+    page = (_ROOT / "docs" / "guarantees.md").read_text(encoding="utf-8")
+    refs = set(re.findall(r"(tests/[\w/]+\.py)::(\w+)", page))
+    assert len(refs) >= 40
+    missing = []
+    for path, name in sorted(refs):
+        source = (_ROOT / path).read_text(encoding="utf-8") if (_ROOT / path).is_file() else ""
+        if not re.search(rf"^def {name}\(", source, re.MULTILINE):
+            missing.append(f"{path}::{name}")
+    assert missing == [], missing
+
+
+def test_pickle_warning_is_documented():
+    import mlknn.persistence
+
+    doc = " ".join(mlknn.persistence.__doc__.split())
+    assert "never load one from an untrusted source" in doc
