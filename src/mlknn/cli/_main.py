@@ -54,7 +54,13 @@ def _root(ctx: typer.Context):
 def main(argv=None):
     """Run the CLI; turn library errors into one clear line and exit code 1."""
     try:
-        app(args=argv, standalone_mode=False)
+        rv = app(args=argv, standalone_mode=False)
+        # With standalone_mode=False typer *returns* the code of a typer.Exit, and
+        # turns Ctrl-C into Exit(130): pass it on as the exit status.
+        if isinstance(rv, int) and not isinstance(rv, bool) and rv != 0:
+            if rv == 130:
+                Console(stderr=True).print("interrupted")
+            raise SystemExit(rv)
     except SystemExit:
         raise
     except KeyboardInterrupt:
