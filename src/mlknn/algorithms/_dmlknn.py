@@ -11,7 +11,7 @@ with label l lies in [j - delta, j + delta]" (section 4.2).
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Integral, Interval, Real
 from ._kernels import neighbor_label_counts
 
@@ -101,6 +101,11 @@ class DMLkNN(KNNMultiLabelBase):
     metric : str, default="euclidean"
     n_jobs : int, optional
 
+    hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
+        Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
+        neighbour graph before the method reads it: the neighbourhoods are the k
+        nearest by the secondary distance. None uses the plain distances.
+
     Attributes
     ----------
     prior_ : ndarray of shape (n_labels,)
@@ -137,6 +142,7 @@ class DMLkNN(KNNMultiLabelBase):
         **KNNMultiLabelBase._parameter_constraints,
         "delta": [Interval(Integral, 0, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="left")],
+        "hubness": HUBNESS_CONSTRAINT,
     }
 
     def __init__(
@@ -148,7 +154,9 @@ class DMLkNN(KNNMultiLabelBase):
         neighbors="brute",
         metric="euclidean",
         n_jobs=None,
+        hubness=None,
     ):
+        self.hubness = hubness
         self.n_neighbors = n_neighbors
         self.delta = delta
         self.smoothing = smoothing

@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ..base import KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Integral, Interval, Real
 from ._kernels import neighbor_label_counts
 
@@ -100,6 +100,11 @@ class IBLR(KNNMultiLabelBase):
     metric : str, default="euclidean"
     n_jobs : int, optional
 
+    hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
+        Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
+        neighbour graph before the method reads it: the neighbourhoods are the k
+        nearest by the secondary distance. None uses the plain distances.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_labels, n_inputs)
@@ -144,6 +149,7 @@ class IBLR(KNNMultiLabelBase):
         "C": [Interval(Real, 0, None, closed="right")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
+        "hubness": HUBNESS_CONSTRAINT,
     }
 
     def __init__(
@@ -157,7 +163,9 @@ class IBLR(KNNMultiLabelBase):
         neighbors="brute",
         metric="euclidean",
         n_jobs=None,
+        hubness=None,
     ):
+        self.hubness = hubness
         self.n_neighbors = n_neighbors
         self.include_features = include_features
         self.C = C
