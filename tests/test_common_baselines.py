@@ -62,6 +62,11 @@ _NO_PAIRS = (
     "Rank-SVM's objective is then minimal at w = 0 and L-BFGS stops at iteration 0 (n_iter_ = 0)"
 )
 
+_MAP_VS_MARGINALS = (
+    "the check requires predict_proba.round() == predict; CML predicts the MAP label set while "
+    "predict_proba gives the per-label marginals, which can be > 0.5 for a label the MAP set lacks"
+)
+
 
 def expected_failed_checks(estimator):
     failed = dict(EXPECTED_FAILED_CHECKS)
@@ -85,6 +90,8 @@ def expected_failed_checks(estimator):
         failed["check_decision_proba_consistency"] = _DECISION_ONE_D
     if isinstance(estimator, RankSVM):
         failed["check_non_transformer_estimators_n_iter"] = _NO_PAIRS
+    if isinstance(estimator, CML):
+        failed["check_classifier_multioutput"] = _MAP_VS_MARGINALS
     return failed
 
 

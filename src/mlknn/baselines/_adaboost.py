@@ -140,6 +140,8 @@ class AdaBoostMH(BaselineClassifier):
         eps = self.smoothing if self.smoothing is not None else 1.0 / (m * q)
         S = 2.0 * Y - 1.0
         pos = Y.astype(bool)
+        if sp.issparse(X):
+            X = X.tocsc()  # one column per round
         order, values = _sorted_features(X)
         D = np.full((m, q), 1.0 / (m * q))
         T = self.n_estimators

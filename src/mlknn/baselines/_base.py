@@ -125,11 +125,9 @@ def resolve_estimator(estimator, random_state):
 
 def set_random_states(estimator, random_state):
     """Give every ``random_state`` parameter of ``estimator`` (nested too) an int
-    drawn from ``random_state``, as ensembles must for distinct members.
-
-    Parameters that the user fixed to an int are left alone when ``random_state``
-    is None, so that an unseeded ensemble of seeded members stays reproducible.
-    """
+    drawn from ``random_state``, so that ensemble members differ (as scikit-learn's
+    bagging does; a seed the user set on the base estimator is overwritten, and
+    the ensemble's own ``random_state`` makes the result reproducible)."""
     rng = check_random_state(random_state)
     to_set = {}
     for key in sorted(estimator.get_params(deep=True)):
@@ -147,6 +145,7 @@ def member_seeds(random_state, n):
 
 
 def is_int(value):
+    """True for ints (numpy ones too), False for bools and floats."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 

@@ -30,6 +30,7 @@ from ._base import (
     LabelClassifier,
     fit_label,
     hstack,
+    is_int,
     label_scores,
     member_seeds,
     proba_list_to_matrix,
@@ -260,7 +261,7 @@ class EnsembleClassifierChains(BaselineClassifier):
         ms = self.max_samples
         if ms is None:
             ms = 1.0 if self.bootstrap else 0.67
-        if isinstance(ms, (int, np.integer)) and not isinstance(ms, bool):
+        if is_int(ms):
             if ms > m and not self.bootstrap:
                 raise ValueError(
                     f"The 'max_samples' parameter of EnsembleClassifierChains must be <= "
@@ -705,7 +706,7 @@ class StackedBinaryRelevance(BaselineClassifier):
         return model._predict_proba(X) if self.stack_method == "predict_proba" else model._predict(X)
 
     def _splitter(self):
-        if isinstance(self.cv, (int, np.integer)) and not isinstance(self.cv, bool):
+        if is_int(self.cv):
             return KFold(int(self.cv), shuffle=True, random_state=self.random_state)
         return check_cv(self.cv)
 
