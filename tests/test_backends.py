@@ -66,9 +66,12 @@ def params(names):
 
 
 # ---------------------------------------------------------------- helpers
-def clustered(n=600, d=8, centers=12, seed=0, dtype=np.float64):
-    X, _ = make_blobs(n_samples=n, n_features=d, centers=centers, cluster_std=1.0, random_state=seed)
-    return X.astype(dtype)
+def clustered(n=600, d=8, centers=12, seed=0, dtype=np.float64, n_queries=0):
+    """Blobs; with ``n_queries``, (X, Q) drawn from the same clusters."""
+    X, _ = make_blobs(n_samples=n + n_queries, n_features=d, centers=centers, cluster_std=1.0,
+                      random_state=seed)
+    X = X.astype(dtype)
+    return (X[:n], X[n:]) if n_queries else X
 
 
 class Fitted:
@@ -115,9 +118,7 @@ def check_contract(dist, ind, n_fit, k, loo):
 
 @pytest.fixture(scope="module")
 def blobs():
-    X = clustered()
-    Q = clustered(n=60, seed=1)
-    return X, Q
+    return clustered(n_queries=60)
 
 
 @pytest.fixture(scope="module")
@@ -203,8 +204,7 @@ def test_loo_excludes_self_with_duplicates(name):
 
 @pytest.mark.parametrize("name", params(APPROX))
 def test_approximate_recall_on_clustered_data(name):
-    X = clustered(n=2000, d=16, centers=20, seed=5)
-    Q = clustered(n=200, d=16, centers=20, seed=6)
+    X, Q = clustered(n=2000, d=16, centers=20, seed=5, n_queries=200)
     index = get_backend(name, random_state=0).fit(X)
     b = BruteNeighbors().fit(X)
     assert recall_at_k(index.kneighbors(None, 10)[1], b.kneighbors(None, 10)[1]) >= 0.95
@@ -269,7 +269,7 @@ def test_sparse_input_supported_or_named_error(name):
 @pytest.mark.parametrize("name", params(SEARCHING))
 def test_cosine_metric(name, blobs):
     X, Q = blobs
-    X = X + 20.0  # away from the origin: cosine neighbours differ from Euclidean ones
+    X, Q = X + 20.0, Q + 20.0  # away from the origin: cosine neighbours differ from Euclidean ones
     ref = BruteNeighbors(metric="cosine").fit(X).kneighbors(Q, 5)
     d, i = get_backend(name, metric="cosine", random_state=0).fit(X).kneighbors(Q, 5)
     if name in EXACT:
@@ -308,7 +308,7 @@ def test_missing_optional_dependency_says_what_to_install(monkeypatch):
 @pytest.fixture(scope="module")
 def ml_problem():
     rng = np.random.default_rng(8)
-    X = clustered(n=400, d=6, centers=8, seed=8)
+    X = clustered(n=400, d=6, centers=8, seed=8)  # first 320 train, last 80 test
     W = rng.normal(size=(6, 5))
     Y = (X @ W + rng.normal(size=(400, 5)) > 0).astype(np.uint8)
     return X[:320], Y[:320], X[320:]

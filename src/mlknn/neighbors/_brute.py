@@ -42,9 +42,12 @@ from ._base import register_backend
 # |q|^2 + max |x|^2 (in units of v = |x|^2/2 - q.x, so 2x the bound of the expansion).
 _GEMM_RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
 _METRICS = ("euclidean", "sqeuclidean", "cosine")
-# Query rows per chunk at most: large enough for an efficient GEMM, small enough
-# that the chunk's output stays near the cache (measured in benchmarks/).
-_MAX_CHUNK_ROWS = 256
+# Query rows per chunk: at least 256 (an efficient GEMM), more while the chunk's
+# output stays under 16 MiB (fewer Python steps for small training sets), at most
+# 2048; and never above ``working_memory``. Measured in benchmarks/.
+_MIN_CHUNK_ROWS = 256
+_MAX_CHUNK_ROWS = 2048
+_CHUNK_BYTES = 16 << 20
 # Group size of step 2 (columns per group): the selection runs over n / 32 minima.
 _GROUP = 32
 
@@ -174,8 +177,9 @@ class BruteNeighbors:
         ind = np.empty((n_q, n_neighbors), dtype=np.intp)
         gemm_dtype = self._fit_X.dtype if self._fit_aug is not None else np.float64
         itemsize = np.dtype(gemm_dtype).itemsize
-        chunk = int(self.working_memory * 2**20 // (itemsize * max(n_fit, 1)))
-        chunk = max(1, min(chunk, _MAX_CHUNK_ROWS, n_q))
+        row_bytes = itemsize * max(n_fit, 1)
+        rows = max(_MIN_CHUNK_ROWS, min(_MAX_CHUNK_ROWS, _CHUNK_BYTES // row_bytes))
+        chunk = max(1, min(int(self.working_memory * 2**20 // row_bytes), rows, n_q))
         buf = np.empty((chunk, n_fit), dtype=gemm_dtype) if self._fit_aug is not None else None
         for start in range(0, n_q, chunk):
             stop = min(start + chunk, n_q)
@@ -385,29 +389,59 @@ def _l2_normalize(X):
     return (X / norms[:, None]).astype(X.dtype, copy=False)
 
 
-def _exact_sqdist(Qc, X, qn, xn, r, c, block=1 << 16):
+def _contiguous_base(X):
+    """The C-contiguous array whose leading columns X is, or X itself."""
+    base = X.base
+    if (
+        not X.flags.c_contiguous
+        and isinstance(base, np.ndarray)
+        and base.ndim == 2
+        and base.flags.c_contiguous
+        and base.dtype == X.dtype
+        and base.shape[0] == X.shape[0]
+        and base.strides == X.strides
+        and base.__array_interface__["data"][0] == X.__array_interface__["data"][0]
+    ):
+        return base
+    return X
+
+
+def _exact_sqdist(Qc, X, qn, xn, r, c, block=None):
     """Squared distances of the pairs (Qc[r], X[c]) in float64, block by block.
 
     Direct differences, dense or sparse, so that identical rows give exactly 0.
     ``qn`` and ``xn`` are kept in the signature for callers; they are not needed.
+    Dense blocks reuse two small buffers (about 256 KiB each): fresh multi-megabyte
+    temporaries cost more in page faults than the arithmetic.
     """
     out = np.empty(r.shape[0], dtype=np.float64)
     q_sparse, x_sparse = sp.issparse(Qc), sp.issparse(X)
+    d = X.shape[1]
+    if block is None:
+        block = max(64, (1 << 15) // max(d, 1))
     if not q_sparse:
-        Q64 = np.asarray(Qc, dtype=np.float64)  # one chunk of queries: small
-    if q_sparse != x_sparse:
-        # Mixed input: the sparse side is densified block by block.
-        block = max(1, min(block, (1 << 22) // max(X.shape[1], 1)))
+        Q64 = np.ascontiguousarray(Qc, dtype=np.float64)  # one chunk of queries: small
+    if not q_sparse and not x_sparse:
+        # np.take is several times slower from a strided view: read rows from the
+        # contiguous array X is the leading columns of (BruteNeighbors' [X, |x|^2/2]).
+        src = _contiguous_base(X)
+        qbuf = np.empty((block, d), dtype=np.float64)
+        xbuf = np.empty((block, src.shape[1]), dtype=X.dtype)
+        for s in range(0, r.shape[0], block):
+            m = min(block, r.shape[0] - s)
+            qb, xb = qbuf[:m], xbuf[:m]
+            np.take(Q64, r[s : s + m], axis=0, out=qb, mode="clip")  # "raise" buffers out
+            np.take(src, c[s : s + m], axis=0, out=xb, mode="clip")
+            np.subtract(qb, xb[:, :d], out=qb)  # float64 - float32 upcasts inside the ufunc
+            np.einsum("ij,ij->i", qb, qb, out=out[s : s + m])
+        return out
+    block = max(block, 1 << 12)
     for s in range(0, r.shape[0], block):
         rr, cc = r[s : s + block], c[s : s + block]
-        if not q_sparse and not x_sparse:
-            # float64 minus float32 upcasts inside the ufunc: no converted copy of X[cc].
-            diff = np.subtract(Q64[rr], X[cc], dtype=np.float64)
-            v = np.einsum("ij,ij->i", diff, diff)
-        elif q_sparse and x_sparse:
+        if q_sparse and x_sparse:
             diff = sp.csr_matrix(Qc[rr], dtype=np.float64) - sp.csr_matrix(X[cc], dtype=np.float64)
             v = np.asarray(diff.multiply(diff).sum(axis=1), dtype=np.float64).ravel()
-        else:
+        else:  # mixed: the sparse side is densified block by block
             A = Qc[rr].toarray() if q_sparse else Q64[rr]
             B = X[cc].toarray() if x_sparse else X[cc]
             diff = np.subtract(A, B, dtype=np.float64)

@@ -1,0 +1,136 @@
+"""Shared helpers of the benchmarks: machine description, timers, tables."""
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def machine_info():
+    """A dict describing the machine and the software stack of this run."""
+    info = {
+        "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_gb": _mem_gb(),
+        "numpy": np.__version__,
+    }
+    try:
+        from threadpoolctl import threadpool_info
+
+        blas = [f"{p['internal_api']} {p.get('version', '')} ({p['num_threads']} threads, "
+                f"{p.get('architecture', '?')})" for p in threadpool_info() if p["user_api"] == "blas"]
+        info["blas"] = "; ".join(blas)
+    except Exception:  # pragma: no cover - informational only
+        pass
+    for mod in ("scipy", "sklearn", "faiss", "hnswlib", "pynndescent", "skmultilearn"):
+        try:
+            m = __import__(mod)
+            info[mod] = getattr(m, "__version__", "installed")
+        except Exception:
+            info[mod] = "not installed"
+    info["loadavg_start"] = load_average()
+    return info
+
+
+def load_average():
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        return "?"
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def _mem_gb():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal"):
+                    return round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    return "?"
+
+
+def timed(fn, *args, **kwargs):
+    """(seconds, result) of one call."""
+    t = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - t, out
+
+
+def best_of_interleaved(fns, repeats):
+    """Run every callable of ``fns`` (a dict) once per round, ``repeats`` rounds.
+
+    Interleaving makes the competitors share whatever else the machine is doing;
+    the minimum over rounds is the least disturbed run. Returns {name: seconds}.
+    """
+    best = {name: float("inf") for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            if fn is None:
+                continue
+            t, _ = timed(fn)
+            best[name] = min(best[name], t)
+    return {name: (None if fn is None else best[name]) for name, fn in fns.items()}
+
+
+def gemm_gflops(d, n, dtype=np.float32, rows=1024, repeats=3):
+    """Matrix-multiply throughput (GFLOP/s) of (rows x d) @ (d x n), best of ``repeats``.
+
+    This is the GEMM shape a chunked exact kNN search runs; 2 rows n d flops each.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d)).astype(dtype)
+    A = np.ascontiguousarray(X[:rows])
+    out = np.empty((rows, n), dtype=dtype)
+    np.matmul(A, X.T, out=out)  # warm-up
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        np.matmul(A, X.T, out=out)
+        best = min(best, time.perf_counter() - t)
+    return 2.0 * rows * n * d / best / 1e9
+
+
+def markdown_table(header, rows):
+    def fmt(v):
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            if v != v:
+                return "-"
+            return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
+        return str(v)
+
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def run_subprocess(code, timeout=1800):
+    """Run ``code`` in a fresh interpreter (same venv); return its stdout."""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    if res.returncode != 0:
+        raise RuntimeError(res.stderr[-2000:])
+    return res.stdout
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)

@@ -1,0 +1,93 @@
+"""mlknn's MLkNN against scikit-multilearn's MLkNN: time and agreement.
+
+scikit-multilearn 0.2.0 calls ``NearestNeighbors(self.k)`` positionally, which
+scikit-learn >= 1.0 rejects; the benchmark patches that one call (in its own
+process, never in mlknn) to ``NearestNeighbors(n_neighbors=k)``.
+
+Why predictions differ (reported per variant):
+
+* ``ignore_first_neighbours=0`` (default): in ``fit`` each training point is its own
+  first neighbour, so its counts include its own labels (ML-kNN's paper uses the
+  other k points: leave-one-out). Predictions of test points use the right k.
+* ``ignore_first_neighbours=1``: ``fit`` drops the first neighbour (the point itself,
+  unless a duplicate comes first), which matches leave-one-out, but ``predict``
+  *also* drops each test point's true nearest neighbour and uses neighbours 2..k+1.
+* ``hybrid``: fitted with 1, then set to 0 before ``predict``: the same neighbours as
+  mlknn. What remains is the decision at an exact tie ``P(H1)P(E|H1) = P(H0)P(E|H0)``:
+  scikit-multilearn predicts 1 (``>=``), mlknn predicts 0 (the strict MAP rule, see
+  ``MLkNN``'s docstring), plus neighbour ties that scikit-learn orders differently.
+"""
+
+import numpy as np
+
+from _common import log, markdown_table, timed
+
+
+def _patched_skml():
+    import skmultilearn.adapt.mlknn as skml_mod
+    from sklearn.neighbors import NearestNeighbors
+
+    class _NN(NearestNeighbors):
+        def __init__(self, n_neighbors=5, **kw):  # accepts the positional k
+            super().__init__(n_neighbors=n_neighbors, **kw)
+
+    skml_mod.NearestNeighbors = _NN
+    return skml_mod.MLkNN
+
+
+def _skml_fit_predict(X, Y, Xt, k, fit_ignore, predict_ignore):
+    import scipy.sparse as sp
+
+    SkMLkNN = _patched_skml()
+    clf = SkMLkNN(k=k, ignore_first_neighbours=fit_ignore)
+    clf.fit(X, sp.lil_matrix(Y))
+    clf.ignore_first_neighbours = predict_ignore
+    return np.asarray(clf.predict(Xt).toarray(), dtype=np.uint8)
+
+
+def run(datasets=("yeast", "tmc2007-500"), k=10, repeats=2):
+    from mlknn import MLkNN
+    from mlknn.datasets import load
+
+    rows = []
+    for name in datasets:
+        tr, te = load(name, split="train"), load(name, split="test")
+        X, Y, Xt, Yt = tr.X, tr.Y, te.X, te.Y
+        log(f"skml {name}: train {X.shape}, test {Xt.shape}")
+
+        def ours():
+            return MLkNN(n_neighbors=k).fit(X, Y).predict(Xt)
+
+        t_ours = min(timed(ours)[0] for _ in range(repeats))
+        pred = ours()
+        t_sk, sk_default = timed(_skml_fit_predict, X, Y, Xt, k, 0, 0)
+        sk_ignore1 = _skml_fit_predict(X, Y, Xt, k, 1, 1)
+        sk_hybrid = _skml_fit_predict(X, Y, Xt, k, 1, 0)
+        # mlknn with scikit-multilearn's tie rule (>=), to isolate the tie decision.
+        clf = MLkNN(n_neighbors=k).fit(X, Y)
+        j1, j0 = clf._joint(clf.query_graph(Xt)[0])
+        pred_ge = (j1 >= j0).astype(np.uint8)
+        row = {
+            "dataset": name, "n_train": X.shape[0], "n_test": Xt.shape[0], "q": Y.shape[1],
+            "ours_s": t_ours, "skml_s": t_sk, "speedup": t_sk / t_ours,
+            "same_default": float(np.mean(pred == sk_default)),
+            "same_ignore1": float(np.mean(pred == sk_ignore1)),
+            "same_hybrid": float(np.mean(pred == sk_hybrid)),
+            "same_hybrid_ge": float(np.mean(pred_ge == sk_hybrid)),
+            "rows_same_hybrid_ge": float(np.mean(np.all(pred_ge == sk_hybrid, axis=1))),
+            "ties": int(np.sum(j1 == j0)),
+        }
+        rows.append(row)
+        log(f"  mlknn {t_ours:.3f}s skml {t_sk:.2f}s -> {row['speedup']:.0f}x; identical "
+            f"default {row['same_default']:.4f} ignore1 {row['same_ignore1']:.4f} hybrid "
+            f"{row['same_hybrid']:.4f} hybrid with >= {row['same_hybrid_ge']:.4f}")
+    return rows
+
+
+def table(rows):
+    header = ["dataset", "train x test", "mlknn fit+predict (s)", "scikit-multilearn (s)", "speed-up",
+              "identical: default", "ignore_first=1", "hybrid", "hybrid, mlknn with >=", "exact ties"]
+    body = [[r["dataset"], f"{r['n_train']} x {r['n_test']}", r["ours_s"], r["skml_s"], f"{r['speedup']:.0f}x",
+             f"{r['same_default']:.4f}", f"{r['same_ignore1']:.4f}", f"{r['same_hybrid']:.4f}",
+             f"{r['same_hybrid_ge']:.4f}", r["ties"]] for r in rows]
+    return markdown_table(header, body)

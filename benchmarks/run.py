@@ -1,0 +1,131 @@
+"""Run mlknn's performance benchmarks and write benchmarks/results.md.
+
+Usage (from the repository root, with the package installed)::
+
+    python benchmarks/run.py            # everything but the NUS-WIDE-scale run
+    python benchmarks/run.py --quick    # a few minutes on 2 cores
+    python benchmarks/run.py --full     # adds the 270k-point approximate run (minutes)
+    python benchmarks/run.py --only graph,skml   # some sections
+
+Sections: ``graph`` (exact training graph vs the GEMM bound, scikit-learn and the
+first version), ``skml`` (MLkNN vs scikit-multilearn; needs scikit-multilearn and
+the datasets), ``estimators`` (every kNN estimator per dataset), ``memory`` (peak RSS
+vs input size), ``nuswide`` (``--full``). The benchmark datasets are read from
+``$MLKNN_DATA`` (default ``../shared/datasets`` relative to the repository root).
+Competitors are timed interleaved, in the same run, and reported as ratios: the
+machine may be shared, so absolute seconds vary; the load average is recorded.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _common import load_average, log, machine_info  # noqa: E402
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="small sizes, fewer repeats (a few minutes)")
+    p.add_argument("--full", action="store_true", help="also the NUS-WIDE-scale approximate run")
+    p.add_argument("--only", default="", help="comma-separated sections to run")
+    p.add_argument("--output", default=str(HERE / "results.md"))
+    args = p.parse_args(argv)
+
+    if "MLKNN_DATA" not in os.environ:
+        default = HERE.parent.parent / "shared" / "datasets"
+        if default.exists():
+            os.environ["MLKNN_DATA"] = str(default)
+    sections = ["graph", "skml", "estimators", "memory"] + (["nuswide"] if args.full else [])
+    if args.only:
+        sections = [s for s in args.only.split(",") if s]
+    info = machine_info()
+    mode = "quick" if args.quick else ("full" if args.full else "default")
+    log(f"mode {mode}; sections {sections}; load average {info['loadavg_start']}")
+    results, tables = {}, []
+    t0 = time.perf_counter()
+
+    if "graph" in sections:
+        import bench_graph
+
+        sizes = (5000, 20000) if args.quick else (5000, 20000, 50000)
+        results["graph"] = bench_graph.run(sizes=sizes, repeats=1 if args.quick else None)
+        tables.append(("Exact leave-one-out training graph (d = 120, float32, k = 10)",
+                       bench_graph.table(results["graph"]), _graph_note(results["graph"])))
+    if "skml" in sections:
+        if importlib.util.find_spec("skmultilearn") is None:
+            tables.append(("MLkNN vs scikit-multilearn", "skipped: pip install scikit-multilearn", ""))
+        else:
+            import bench_skml
+
+            results["skml"] = bench_skml.run(repeats=1 if args.quick else 3)
+            tables.append(("MLkNN vs scikit-multilearn (k = 10, fixed train/test split)",
+                           bench_skml.table(results["skml"]), "Why" + bench_skml.__doc__.split("Why", 1)[1]))
+    if "estimators" in sections:
+        import bench_estimators
+
+        ds = ("emotions", "yeast", "scene") if args.quick else ("emotions", "yeast", "scene", "tmc2007-500")
+        results["estimators"] = bench_estimators.run(datasets=ds, repeats=1 if args.quick else 2)
+        tables.append(("Fit + predict of every kNN estimator (k = 10, default backend)",
+                       bench_estimators.table(results["estimators"]), ""))
+    if "memory" in sections:
+        import bench_memory
+
+        sizes = (5000, 10000, 20000) if args.quick else (5000, 10000, 20000, 40000)
+        results["memory"] = bench_memory.run(sizes=sizes)
+        tables.append(("Peak RSS of MLkNN fit + predict (d = 120 float32, q = 20, test = n / 4)",
+                       bench_memory.table(results["memory"]), ""))
+    if "nuswide" in sections:
+        import bench_nuswide
+
+        results["nuswide"] = bench_nuswide.run()
+        r = results["nuswide"]
+        tables.append((f"NUS-WIDE scale, approximate backends ({r['n_train']} train + {r['n_test']} test, "
+                       f"d = {r['d']}, q = {r['q']}, cardinality {r['cardinality']:.2f})",
+                       bench_nuswide.table(r),
+                       f"Data generated in {r['data_s']:.0f}s; exact neighbours of the sampled rows "
+                       f"took {r['exact_sample_s']:.0f}s (not counted)."))
+
+    info["loadavg_end"] = load_average()
+    info["total_minutes"] = round((time.perf_counter() - t0) / 60, 1)
+    _write(Path(args.output), info, mode, tables)
+    with open(Path(args.output).with_suffix(".json"), "w") as f:
+        json.dump({"machine": info, "mode": mode, "results": results}, f, indent=1, default=str)
+    log(f"wrote {args.output} ({info['total_minutes']} min)")
+
+
+def _graph_note(rows):
+    out = []
+    for r in rows:
+        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_bound']:.2f}x the GEMM bound "
+                   f"(v0: {r['legacy_ratio_bound']:.2f}x), {r['sklearn_over_ours']:.2f}x faster than "
+                   "scikit-learn brute" + ("" if r["faiss_over_ours"] is None else
+                                           f", faiss exact / mlknn brute = {r['faiss_over_ours']:.2f}"))
+    return "; ".join(out) + "."
+
+
+def _write(path, info, mode, tables):
+    lines = ["# mlknn benchmark results", "",
+             f"Generated by `python benchmarks/run.py` ({mode} mode) on {info['date']}.", "",
+             "## Machine", ""]
+    for key in ("cpu", "cores", "memory_gb", "platform", "python", "numpy", "blas", "scipy", "sklearn",
+                "faiss", "hnswlib", "pynndescent", "skmultilearn", "loadavg_start", "loadavg_end",
+                "total_minutes"):
+        if key in info:
+            lines.append(f"- {key}: {info[key]}")
+    lines.append("")
+    for title, table, note in tables:
+        lines += [f"## {title}", "", table, ""]
+        if note:
+            lines += [note.strip(), ""]
+    path.write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
