@@ -137,3 +137,13 @@ def test_not_an_estimator_file(tmp_path):
     np.savez(path, a=np.arange(3))
     with pytest.raises(PersistenceError, match="not an mlknn estimator file"):
         mlknn.load(path)
+
+
+def test_numpy_scalars_keep_their_type(tmp_path):
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, Y = _problem()
+    tree = DecisionTreeClassifier(random_state=0).fit(X, Y[:, 0])
+    back = mlknn.load(mlknn.save(tree, tmp_path / "tree.npz"))
+    assert back.n_classes_ == tree.n_classes_ and np.ndim(back.n_classes_) == 0
+    np.testing.assert_array_equal(back.predict_proba(X), tree.predict_proba(X))

@@ -194,7 +194,8 @@ def _encode_plain(value):
 
 def _add_array(arr, arrays):
     key = f"a{len(arrays)}"
-    arrays[key] = np.ascontiguousarray(arr)
+    # np.ascontiguousarray would turn a 0-d array (a numpy scalar) into shape (1,).
+    arrays[key] = arr if arr.flags.c_contiguous else arr.copy(order="C")
     return key
 
 
