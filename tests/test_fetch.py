@@ -436,3 +436,18 @@ def test_cli_fetch(server, toy, tmp_path, capsys):
     assert info.value.code == 1
     err = capsys.readouterr().err
     assert "ChecksumError" in err and "checksum mismatch" in err and toy.files[1].sha256 in err
+
+
+def test_load_falls_back_to_the_fetch_cache(tmp_path, monkeypatch):
+    """Without MLKNN_DATA, data_home() is the user cache once something was fetched."""
+    import platformdirs
+
+    from mlknn.datasets import data_home
+
+    monkeypatch.delenv("MLKNN_DATA", raising=False)
+    monkeypatch.setattr(platformdirs, "user_cache_dir", lambda appname: str(tmp_path / appname))
+    with pytest.raises(RuntimeError, match="MLKNN_DATA"):
+        data_home()
+    (tmp_path / "mlknn").mkdir()
+    (tmp_path / "mlknn" / "MANIFEST.tsv").write_text("name\tfiles\n")
+    assert data_home() == tmp_path / "mlknn"

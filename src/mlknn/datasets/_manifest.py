@@ -33,7 +33,9 @@ def data_home(data_home=None):
     ----------
     data_home : str or path-like, default=None
         Explicit folder. When None, the ``MLKNN_DATA`` environment variable
-        is used.
+        is used; when that is unset too, the user cache folder that
+        ``mlknn datasets fetch`` fills (``platformdirs.user_cache_dir("mlknn")``),
+        if it holds a ``MANIFEST.tsv``.
 
     Returns
     -------
@@ -42,17 +44,23 @@ def data_home(data_home=None):
     Raises
     ------
     RuntimeError
-        If ``data_home`` is None and ``MLKNN_DATA`` is unset or empty.
+        If ``data_home`` is None, ``MLKNN_DATA`` is unset or empty and nothing
+        was fetched into the user cache.
     FileNotFoundError
         If the folder does not exist.
     """
     if data_home is None:
         value = os.environ.get(ENV_VAR, "").strip()
         if not value:
+            import platformdirs
+
+            cache = Path(platformdirs.user_cache_dir("mlknn"))
+            if (cache / MANIFEST).is_file():
+                return cache
             raise RuntimeError(
                 f"No dataset folder: set the environment variable {ENV_VAR} to the "
                 f"folder that holds {MANIFEST} (e.g. `export {ENV_VAR}=/path/to/datasets`) "
-                "or pass data_home=..."
+                "or pass data_home=..., or download one with `mlknn datasets fetch NAME`."
             )
         data_home = value
     path = Path(data_home).expanduser()
