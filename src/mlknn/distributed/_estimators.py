@@ -7,9 +7,11 @@ On the workers:
 * the neighbour searches (all the O(n^2 d) work): the training set's
   leave-one-out graph for ``fit`` and the queries' graph for ``predict*``
   (:class:`~mlknn.distributed.TrainingIndex`, exact, block by block);
-* the scoring: each query block's graph stays on the worker that merged it and is
-  turned into scores there by the fitted estimator (scattered once per fit) with
-  ``predict_proba_from_graph`` / ``predict_from_graph``.
+* the scoring of the estimators whose scores are computed row by row (ML-kNN,
+  DML-kNN, BML-kNN, NC, BR-kNN and its variants): each query block's graph stays
+  on the worker that merged it and is turned into scores there by the fitted
+  estimator (scattered once per fit) with ``predict_proba_from_graph`` /
+  ``predict_from_graph``.
 
 On the client (small, and what makes the model):
 
@@ -20,7 +22,14 @@ On the client (small, and what makes the model):
   reduction's statistics. These are O(n k q) (plus the q regressions) and need
   the whole graph at once;
 * Y, and X when the estimator reads the training features (IBLR-ML+, hubness
-  reduction MP / DSL, the radius counts of NeighborhoodClassifier).
+  reduction MP / DSL, the radius counts of NeighborhoodClassifier);
+* the scoring of IBLR and MLHiKNN (and MP-Gauss hubness reduction): the query
+  graph is gathered and scored in one call (``scoring="auto"``). Their scores
+  go through BLAS matrix products, and BLAS computes a row with different kernels
+  depending on how many rows are multiplied at once, so scoring the queries in
+  blocks changes the last bit of some scores -- on one machine too
+  (``est.predict_proba(Q)`` vs. stacking ``est.predict_proba(Q[i:i+25])``).
+  ``scoring="workers"`` scores them on the workers anyway (equal to ~1e-16).
 
 The results equal the single-machine estimator's exactly: same graph (see
 :mod:`mlknn.distributed._graph`), same ``fit_from_graph``, and scoring is row-wise.
@@ -71,6 +80,27 @@ def _needs_features(est):
     return bool(getattr(reduction, "_needs_X", False))
 
 
+#: Estimators whose scores are computed row by row with no BLAS product, so that
+#: scoring the queries in blocks gives bit-identical results to scoring them at once.
+#: Others (IBLR and MLHiKNN compute ``Z @ coef_.T``: BLAS picks different kernels for
+#: different numbers of rows, and the last bit of a score changes with the block,
+#: even in a single process) are scored on the client unless ``scoring="workers"``.
+#: An estimator class may opt in with a true ``_distributed_row_scoring`` attribute.
+_ROW_SCORING = frozenset({"MLkNN", "DMLkNN", "BMLkNN", "NeighborhoodClassifier", "BRkNN", "BRkNNa", "BRkNNb"})
+#: Hubness reductions whose query transform is row by row and independent of the block.
+#: MP-Gauss sums each query's distances over column blocks sized by the number of
+#: query rows, so its last bit can depend on the block.
+_ROW_HUBNESS = (None, "ls", "mp", "dsl")
+
+
+def _scores_row_by_row(est):
+    cls = type(est)
+    declared = getattr(cls, "_distributed_row_scoring", None)
+    row = bool(declared) if declared is not None else cls.__name__ in _ROW_SCORING and cls.__module__.startswith("mlknn.")
+    hubness = getattr(est, "hubness", None)
+    return row and (hubness in _ROW_HUBNESS)
+
+
 def _needs_index(est):
     # NeighborhoodClassifier counts the points of a radius beyond the graph through nn_.
     return hasattr(est, "_radius_counts")
@@ -108,6 +138,16 @@ class DistributedKNN:
         :func:`mlknn.distributed.kneighbors_graph`).
     retries : int, default=1
         ``retries=`` of every task.
+    scoring : {"auto", "workers", "client"}, default="auto"
+        Where the queries' graphs become scores. "workers": each query block is
+        scored on the worker that merged its graph (the fitted estimator is
+        scattered to every worker). "client": the query graph (n_queries x k) is
+        gathered and scored here in one call, exactly what the single-machine
+        ``predict_proba`` computes. "auto": "workers" for the estimators whose
+        scores do not depend on how the queries are blocked (ML-kNN, DML-kNN,
+        BML-kNN, NC, BR-kNN/-a/-b; hubness none, LS, MP or DSL), "client" for the
+        others (IBLR, MLHiKNN, MP-Gauss), whose BLAS products can differ in the
+        last bit when the queries are split, even on one machine.
     keep_index : bool or "auto", default="auto"
         Also fit a single-machine index on the client and keep it as the fitted
         estimator's ``nn_`` (needs the training set here; makes
@@ -131,8 +171,11 @@ class DistributedKNN:
     NeighborhoodClassifier) or for Y.
     """
 
-    def __init__(self, estimator, client=None, *, train_block=None, query_block=None, retries=1, keep_index="auto"):
+    def __init__(
+        self, estimator, client=None, *, train_block=None, query_block=None, retries=1, scoring="auto", keep_index="auto"
+    ):
         self.estimator = estimator
+        self.scoring = scoring
         self.client = client
         self.train_block = train_block
         self.query_block = query_block
@@ -218,7 +261,7 @@ class DistributedKNN:
             est = self._scattered_estimator()
             parts = self.train_.graph_futures(queries, width)
             return [
-                client.submit(_score_block, est, part, qf, method, retries=self.retries)
+                client.submit(_score_block, est, part, qf, method, retries=self.retries, pure=False)
                 for part, qf in zip(parts, queries.futures)
             ]
 
@@ -226,8 +269,26 @@ class DistributedKNN:
             self._estimator_future = None
             return build()
 
-        blocks = _gather_with_recovery(self.train_, queries, build(), rebuild)
-        return np.concatenate(blocks, axis=0)
+        if self._scoring_mode() == "workers":
+            blocks = _gather_with_recovery(self.train_, queries, build(), rebuild)
+            return np.concatenate(blocks, axis=0)
+        dist, ind = self.train_.kneighbors(queries, width)
+        X_local = None
+        if not _is_dask_array(X):
+            X_local = queries.local
+        elif _needs_features(self.estimator_):
+            X_local = _validate_local(X.compute(), "X")
+        return getattr(self.estimator_, method)(NeighborGraph(ind, dist, loo=False), X_local)
+
+    def _scoring_mode(self):
+        if self.scoring not in ("auto", "workers", "client"):
+            raise ValueError(
+                f"The 'scoring' parameter of DistributedKNN must be one of ('auto', 'workers', 'client'). "
+                f"Got {self.scoring!r} instead."
+            )
+        if self.scoring == "auto":
+            return "workers" if _scores_row_by_row(self.estimator_) else "client"
+        return self.scoring
 
     def predict_proba(self, X):
         """Scores in [0, 1], shape (n_queries, n_labels), computed on the workers."""

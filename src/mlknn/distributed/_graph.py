@@ -153,7 +153,7 @@ class Blocks:
             self.futures = self.client.compute(parts)
         else:
             parts = [self.local[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:])]
-            self.futures = self.client.scatter(parts)
+            self.futures = self.client.scatter(parts, hash=False)
         return self
 
     def lost(self):
@@ -238,7 +238,7 @@ def _finish(part, metric):
 def _tree_reduce(client, parts, k, retries):
     while len(parts) > 1:
         parts = [
-            client.submit(merge_topk, k, *parts[i : i + _FAN_IN], retries=retries) if len(parts[i : i + _FAN_IN]) > 1 else parts[i]
+            client.submit(merge_topk, k, *parts[i : i + _FAN_IN], retries=retries, pure=False) if len(parts[i : i + _FAN_IN]) > 1 else parts[i]
             for i in range(0, len(parts), _FAN_IN)
         ]
     return parts[0]
@@ -269,7 +269,7 @@ class TrainingIndex:
 
     def _fit_indices(self):
         self.indices = [
-            self.client.submit(_fit_block, f, self.metric, retries=self.retries) for f in self.blocks.futures
+            self.client.submit(_fit_block, f, self.metric, retries=self.retries, pure=False) for f in self.blocks.futures
         ]
 
     def recover(self):
@@ -323,10 +323,12 @@ class TrainingIndex:
             for tj, index in enumerate(self.indices):
                 diag = loo and qi == tj
                 parts.append(
-                    client.submit(_block_topk, index, None if diag else qf, k, int(bounds[tj]), diag, retries=self.retries)
+                    client.submit(
+                        _block_topk, index, None if diag else qf, k, int(bounds[tj]), diag, retries=self.retries, pure=False
+                    )
                 )
             merged = _tree_reduce(client, parts, k, self.retries)
-            out.append(client.submit(_finish, merged, self.metric, retries=self.retries))
+            out.append(client.submit(_finish, merged, self.metric, retries=self.retries, pure=False))
         return out
 
     def kneighbors(self, queries, n_neighbors):
