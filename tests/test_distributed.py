@@ -68,18 +68,20 @@ def _assert_graph_equal(graph, dist, ind, loo):
 
 
 # ----------------------------------------------------------------- the graph
-@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine"])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    "metric, dtype",
+    [("euclidean", np.float64), ("euclidean", np.float32), ("sqeuclidean", np.float32), ("cosine", np.float64)],
+)
 def test_graph_equals_brute_with_ties_and_duplicates(client, metric, dtype):
     X, Q = _tied_data(dtype)
     ref = BruteNeighbors(metric=metric).fit(X)
-    # k larger than a block (partial lists shorter than k), blocks that do not divide n.
-    for k, block in [(1, 50), (7, 23), (60, 37)]:
+    # Blocks that do not divide n; k larger than a block (partial lists shorter than k).
+    for k, block in [(1, 80), (7, 60), (60, 50)]:
         dist, ind = ref.kneighbors(None, k)
         g = kneighbors_graph(X, None, k, client=client, metric=metric, train_block=block)
         _assert_graph_equal(g, dist, ind, loo=True)
         dist, ind = ref.kneighbors(Q, k)
-        g = kneighbors_graph(X, Q, k, client=client, metric=metric, train_block=block, query_block=9)
+        g = kneighbors_graph(X, Q, k, client=client, metric=metric, train_block=block, query_block=15)
         _assert_graph_equal(g, dist, ind, loo=False)
 
 
@@ -231,6 +233,20 @@ def test_estimator_errors(client):
     model = DistributedKNN(get_estimator_class("mlknn")(n_neighbors=3), client).fit(X, Y)
     with pytest.raises(ValueError, match="features"):
         model.predict(Q[:, :3])
+
+
+def test_estimator_survives_a_restarted_worker(client):
+    # A worker that dies between fit and predict takes its scattered training blocks
+    # with it: they are sent again from the client and the block indices refitted.
+    X, Y, Q = _problem()
+    mlknn = get_estimator_class("mlknn")
+    ref = mlknn(n_neighbors=5).fit(X, Y).predict_proba(Q)
+    model = DistributedKNN(mlknn(n_neighbors=5), client, train_block=20).fit(X, Y)
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    client.restart_workers([worker])
+    client.wait_for_workers(2, timeout=60)
+    np.testing.assert_array_equal(model.predict_proba(Q), ref)
+    assert model.train_.blocks.n_blocks == 8
 
 
 # ---------------------------------------------------------- experiment grid

@@ -315,6 +315,7 @@ class TrainingIndex:
         """
         loo = queries is None
         k = self.check_n_neighbors(n_neighbors, loo)
+        self.recover()  # a worker died since the blocks were sent (e.g. between fit and predict)
         client, bounds = self.client, self.blocks.bounds
         q_futures = self.blocks.futures if loo else queries.futures
         out = []
