@@ -68,6 +68,7 @@ def reproduce_command(
     tables: str = typer.Option(None, "--tables", help="Published tables to reproduce, e.g. 3,12,15 (default: the main one(s))."),
     all_algorithms: bool = typer.Option(False, "--all-algorithms", help="Also the non-kNN baselines of the tables."),
     scaling: str = typer.Option(None, "--scaling", help="Override the preset's feature scaling (none, minmax, zscore)."),
+    feature_selection: str = typer.Option(None, "--feature-selection", help="Override the preset's chi-square selection where it has one: none, a fraction or a count."),
     db: Path = typer.Option(None, "--db", help="Results database (default <out>/results.db)."),
     out: Path = typer.Option(None, "--out", help="Output folder (default results/reproduce-<preset>)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Fold tasks in parallel."),
@@ -77,7 +78,10 @@ def reproduce_command(
     from ..experiments._presets import get_preset
     from ._run import RichProgress
 
-    console = Console()
+    import sys
+
+    # A pipe or a log file gets rich's 80 columns by default: too narrow for the cells.
+    console = Console(width=None if sys.stdout.isatty() else 170)
     p = get_preset(preset)
     console.print(f"[bold]{p.title}[/]")
     for note in p.notes:
@@ -88,9 +92,15 @@ def reproduce_command(
     def show(dataset, rows):
         console.print(comparison_table(rows, f"{preset}: {dataset}"))
 
+    fs = "preset"
+    if feature_selection is not None:
+        from ..experiments import parse_value
+
+        fs = parse_value(feature_selection)
     with RichProgress(console, preset) as progress:
         res = reproduce(preset, datasets=ds, quick=quick, tables=tb, all_algorithms=all_algorithms, scaling=scaling,
-                        db=db, out_dir=out, n_jobs=jobs, progress=progress, on_dataset=show)  # fmt: skip
+                        db=db, out_dir=out, n_jobs=jobs, progress=progress, on_dataset=show,
+                        feature_selection=fs)  # fmt: skip
     rows = res["rows"]
     scored = [r for r in rows if r["within_2sd"] is not None]
     n_ok = sum(1 for r in scored if r["within_2sd"])

@@ -342,8 +342,11 @@ def _dataset_figures(datasets, data_home, k, max_n):
             X, Y = load_dataset(ds, data_home)
             pre = None
             if p.get("label_scope") == "dataset" and p.get("min_label_count", 0):
+                from ..preprocessing import RareLabelFilter
+
+                keep = RareLabelFilter(p["min_label_count"]).fit(Y).support_
                 X, Y = apply_prefilter(X, Y, {"min_label_count": p["min_label_count"], "drop_unlabelled": True})
-                names = None
+                names = [names[i] for i in keep] if names is not None else None
             if p.get("scaling", "none") != "none" or p.get("feature_selection") is not None:
                 pre = FoldPreprocessor(p.get("scaling", "none"), p.get("feature_selection"), 0).fit(X, Y)
                 X = pre.transform(X)
