@@ -247,6 +247,8 @@ def run_command(
     db: Path = typer.Option(None, "--db", help="Grid: the SQLite results database (created if missing; reruns complete it)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Grid: fold tasks in parallel (joblib)."),
     neighbors: str = typer.Option(None, "--neighbors", help="Grid: neighbour backend of the shared search (default brute)."),
+    scheduler: str = typer.Option(None, "--scheduler", help="Grid: run the fold tasks on the Dask cluster of this scheduler (tcp://HOST:8786); this process still writes the database. Needs mlknn[dask]."),
+    dask_workers: int = typer.Option(None, "--dask-workers", help="Grid: run the fold tasks on a local Dask cluster of N worker processes. Needs mlknn[dask]."),
 ):
     """Run one algorithm quickly, or an experiment grid into a results database."""
     loc = {k_: _clean(v) for k_, v in locals().items()}
@@ -254,7 +256,8 @@ def run_command(
     ds = list(loc["datasets"] or [])
     if not ds and not loc["config"]:
         grid_only = [n for n in ("algorithms", "protocol", "folds", "repeats", "test_size", "scaling",
-                                 "feature_selection", "min_label_count", "label_scope", "param", "db", "neighbors")
+                                 "feature_selection", "min_label_count", "label_scope", "param", "db", "neighbors",
+                                 "scheduler", "dask_workers")
                      if loc[n] not in (None, [], ())]  # fmt: skip
         if grid_only:
             raise ValueError(
@@ -281,10 +284,10 @@ def run_command(
         k=loc["k"], params=loc["param"], scaling=loc["scaling"], feature_selection=loc["feature_selection"],
         min_label_count=loc["min_label_count"], label_scope=loc["label_scope"], neighbors=loc["neighbors"],
     )  # fmt: skip
-    return grid_run(cfg, loc["db"], loc["jobs"], console)
+    return grid_run(cfg, loc["db"], loc["jobs"], console, scheduler=loc["scheduler"], dask_workers=loc["dask_workers"])
 
 
-def grid_run(cfg, db, jobs, console):
+def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
     from ..experiments import run_experiment
 
     jobs = 1 if jobs is None else jobs
@@ -296,8 +299,18 @@ def grid_run(cfg, db, jobs, console):
         f"[bold]{cfg.protocol.n_folds()}[/] fold(s) ({cfg.protocol.name}, seed {cfg.protocol.seed}) -> {db}"
     )
     start = time.perf_counter()
-    with RichProgress(console, "grid") as progress:
-        info = run_experiment(cfg, db, n_jobs=jobs, progress=progress)
+    if scheduler is not None or dask_workers is not None:
+        # Fold tasks on a Dask cluster (mlknn.distributed); results streamed into db here.
+        from ..distributed import dask_executor
+
+        with dask_executor(scheduler, dask_workers) as executor:
+            console.print(f"dask: {scheduler or f'local cluster of {dask_workers} worker process(es)'}")
+            with RichProgress(console, "grid") as progress:
+                info = run_experiment(cfg, db, progress=progress, executor=executor)
+            console.print(executor.report())
+    else:
+        with RichProgress(console, "grid") as progress:
+            info = run_experiment(cfg, db, n_jobs=jobs, progress=progress)
     console.print(
         f"{info['total']} cells: {info['done_before']} already in {db}, {info['computed']} computed now "
         f"({info['rows_written']} rows) in {time.perf_counter() - start:.1f} s. Report: mlknn report {db}"

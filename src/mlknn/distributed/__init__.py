@@ -12,12 +12,13 @@ first use (:func:`mlknn.utils.check_optional_dependency`). See docs/distributed.
 """
 
 from ._estimators import DistributedKNN
-from ._experiments import DaskExecutor, local_client, run_experiment
+from ._experiments import DaskExecutor, dask_executor, local_client, run_experiment
 from ._graph import TrainingIndex, get_client, kneighbors_graph, merge_topk
 
 __all__ = [
     "DaskExecutor",
     "DistributedKNN",
+    "dask_executor",
     "TrainingIndex",
     "get_client",
     "kneighbors_graph",

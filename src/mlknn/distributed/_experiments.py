@@ -38,7 +38,7 @@ import time
 
 from ._graph import _is_lost_data_error, get_client
 
-__all__ = ["DaskExecutor", "local_client", "run_experiment"]
+__all__ = ["DaskExecutor", "dask_executor", "local_client", "run_experiment"]
 
 logger = logging.getLogger("mlknn.distributed")
 
@@ -253,6 +253,41 @@ def local_client(n_workers=None, *, scheduler=None, threads_per_worker=1, **clus
     with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker, **cluster_kwargs) as cluster:
         with distributed.Client(cluster) as client:
             yield client
+
+
+@contextlib.contextmanager
+def dask_executor(scheduler=None, n_workers=None, *, retries=2, max_resubmits=3, verbose=False):
+    """A :class:`DaskExecutor` on a running scheduler or on a new LocalCluster.
+
+    What the CLI's ``mlknn run DATASET... --db FILE --scheduler tcp://HOST:8786``
+    / ``--dask-workers N`` use.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of a running Dask scheduler.
+    n_workers : int, optional
+        Worker processes of a new LocalCluster (one thread each); exactly one of
+        ``scheduler`` and ``n_workers`` must be given.
+    retries, max_resubmits, verbose
+        See :class:`DaskExecutor`.
+
+    Yields
+    ------
+    DaskExecutor
+    """
+    if (scheduler is None) == (n_workers is None):
+        raise ValueError(
+            "Give exactly one of --scheduler (the address of a running Dask scheduler) and "
+            f"--dask-workers (a local cluster of N worker processes). Got scheduler={scheduler!r}, "
+            f"dask_workers={n_workers!r}."
+        )
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
+        raise ValueError(f"The '--dask-workers' option must be an int >= 1. Got {n_workers!r} instead.")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ValueError(f"The '--scheduler' option must be an address such as tcp://host:8786. Got {scheduler!r} instead.")
+    with local_client(n_workers, scheduler=scheduler) as client:
+        yield DaskExecutor(client, retries=retries, max_resubmits=max_resubmits, verbose=verbose)
 
 
 def run_experiment(config, db, *, client=None, retries=2, max_resubmits=3, progress=None, data=None, data_home=None, verbose=False):
