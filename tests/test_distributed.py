@@ -325,3 +325,17 @@ def test_grid_task_errors_propagate(client, tmp_path):
         run_distributed(config, tmp_path / "err.db", client=client, data=data, retries=0)
     with ResultsDB(tmp_path / "err.db") as db:
         assert db.count() == 0
+
+
+def test_cli_grid_on_a_scheduler(client, tmp_path, capsys):
+    from mlknn.cli._main import main
+
+    args = ["run", "simulated2d", "--algorithms", "mlknn,brknn", "--k", "5", "--protocol", "holdout", "--repeats", "2"]
+    main(args + ["--db", str(tmp_path / "single.db")])
+    main(args + ["--db", str(tmp_path / "dask.db"), "--scheduler", client.scheduler.address])
+    out = capsys.readouterr().out
+    assert "dask: 2 fold task(s); 0 worker(s) lost" in out
+    assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "single.db")
+    with pytest.raises(SystemExit):
+        main(args + ["--db", str(tmp_path / "x.db"), "--scheduler", client.scheduler.address, "--dask-workers", "2"])
+    assert "exactly one of --scheduler" in capsys.readouterr().err
