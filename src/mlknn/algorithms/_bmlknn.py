@@ -19,60 +19,10 @@ import numpy as np
 
 from ..base import KNNMultiLabelBase
 from ..utils._param_validation import Interval, Real, StrOptions
-from ._kernels import count_histograms, neighbor_label_counts
-from ._mlknn import _smoothed_likelihood
+from ._kernels import neighbor_label_counts
+from ._mlknn import _BayesCountsMixin
 
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
-
-
-class _BayesCountsMixin:
-    """ML-kNN's prior and likelihood tables over a given neighbour-count matrix."""
-
-    def _fit_tables(self, counts, Y, n_bins):
-        s, m = float(self.smoothing), Y.shape[0]
-        # Seed 002 eqs (13)-(14): p(l = 1) = (s + |{x : l(x) = 1}|) / (2 s + |X|).
-        self.prior_ = (s + Y.sum(axis=0, dtype=np.float64)) / (2 * s + m)
-        # Steps 3-15: c(j), c_bar(j) and eqs (17)-(18),
-        # p(C = j | l = 1) = (s + |D_j^1|) / (s (k + 1) + |D^1|).
-        c1, c0 = count_histograms(counts, Y, n_bins)
-        self.cond_prob_true_ = _smoothed_likelihood(c1, s, n_bins - 1)
-        self.cond_prob_false_ = _smoothed_likelihood(c0, s, n_bins - 1)
-        self._fit_Y = Y
-
-    def _joint_from_counts(self, counts):
-        """p(l) p(C = C(t) | l) for l = 1 and l = 0 (eq (19), before the argmax)."""
-        n_bins = self.cond_prob_true_.shape[0]
-        s = float(self.smoothing)
-        cols = np.arange(self.n_labels_)[None, :]
-        beyond = counts >= n_bins  # NC only: a count no training instance reached
-        idx = np.where(beyond, 0, counts)
-        like1 = self.cond_prob_true_[idx, cols]
-        like0 = self.cond_prob_false_[idx, cols]
-        if beyond.any():
-            u = self._fit_Y.sum(axis=0, dtype=np.float64)
-            empty1 = _empty_bin(s, n_bins, u)
-            empty0 = _empty_bin(s, n_bins, self._fit_Y.shape[0] - u)
-            like1 = np.where(beyond, empty1, like1)
-            like0 = np.where(beyond, empty0, like0)
-        return self.prior_ * like1, (1.0 - self.prior_) * like0
-
-    def _proba_from_counts(self, counts):
-        joint1, joint0 = self._joint_from_counts(counts)
-        total = joint1 + joint0
-        prior = np.broadcast_to(self.prior_, joint1.shape)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, joint1 / np.where(total > 0, total, 1.0), prior)
-
-    def _decide_from_counts(self, counts):
-        joint1, joint0 = self._joint_from_counts(counts)
-        return (joint1 > joint0).astype(np.uint8)
-
-
-def _empty_bin(s, n_bins, total):
-    """(s + 0) / (s * n_bins + total), 0 where the denominator is 0."""
-    denom = s * n_bins + np.asarray(total, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, s / np.where(denom > 0, denom, 1.0), 0.0)
 
 
 def _resolve_radius(radius, graph, k):

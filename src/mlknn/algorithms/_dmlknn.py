@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Integral, Interval, Real
-from ._kernels import neighbor_label_counts
+from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
 #: queries x (label, count) columns) may take; the block height is derived from it.
@@ -273,25 +273,12 @@ class DMLkNN(KNNMultiLabelBase):
         counts = neighbor_label_counts(graph, self._fit_Y)
         v, v_prime = self.evidence_counts(counts)
         s, Q, n = float(self.smoothing), self.n_labels_, self.n_train_
-        like1 = _ratio(s + v, s * Q + self.n_positive_)  # step 14
-        like0 = _ratio(s + v_prime, s * Q + (n - self.n_positive_))  # step 15
+        like1 = safe_ratio(s + v, s * Q + self.n_positive_)  # step 14
+        like0 = safe_ratio(s + v_prime, s * Q + (n - self.n_positive_))  # step 15
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
     def _predict_proba_graph(self, graph, X):
-        joint1, joint0 = self._joint(graph)
-        total = joint1 + joint0  # eq 10 / step 17
-        prior = np.broadcast_to(self.prior_, joint1.shape)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, joint1 / np.where(total > 0, total, 1.0), prior)
+        return map_posterior(*self._joint(graph), self.prior_)  # eq 10 / step 17
 
     def _predict_graph(self, graph, X):
-        joint1, joint0 = self._joint(graph)  # eq 9 / step 16, ties -> 0
-        return (joint1 > joint0).astype(np.uint8)
-
-
-def _ratio(num, denom):
-    """num / denom with 0 where denom == 0 (s = 0 and no instance of that class)."""
-    denom = np.broadcast_to(np.asarray(denom, dtype=np.float64), np.shape(num))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = num / denom
-    return np.where(denom > 0, out, 0.0)
+        return map_decision(*self._joint(graph))  # eq 9 / step 16, ties -> 0

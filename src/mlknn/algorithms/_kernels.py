@@ -57,3 +57,69 @@ def count_histograms(counts, Y, n_bins):
     c1 = np.bincount(key[pos], minlength=n_bins * q).reshape(n_bins, q)
     c0 = np.bincount(key[~pos], minlength=n_bins * q).reshape(n_bins, q)
     return c1, c0
+
+
+# ------------------------------------------------- Bayesian (MAP) kernels
+def safe_ratio(num, denom):
+    """``num / denom`` elementwise, 0 where ``denom == 0``.
+
+    The smoothed frequencies of ML-kNN, BML-kNN / NC and DML-kNN are 0/0 only
+    with ``smoothing = 0`` and no training instance in the class; that case is
+    defined as 0 (no evidence), never NaN.
+    """
+    num = np.asarray(num, dtype=np.float64)
+    denom = np.broadcast_to(np.asarray(denom, dtype=np.float64), np.broadcast_shapes(num.shape, np.shape(denom)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = num / denom
+    return np.where(denom > 0, out, 0.0)
+
+
+def smoothed_likelihood(hist, s):
+    """ML-kNN's likelihood table ``(s + c[j]) / (s n_bins + sum_p c[p])``, column by column.
+
+    Seed 004 lines 11-13 (and seed 002 eqs 17-18) with ``n_bins = k + 1``:
+    ``hist[j, l]`` counts the training instances (with, or without, label l)
+    whose neighbourhood holds exactly j instances with l.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_bins, n_labels)
+    s : float
+        The smoothing parameter, >= 0.
+
+    Returns
+    -------
+    ndarray of shape (n_bins, n_labels), float64
+        0 where the denominator is 0 (s = 0 and an empty class).
+    """
+    n_bins = hist.shape[0]
+    return safe_ratio(s + hist, s * n_bins + hist.sum(axis=0, dtype=np.float64))
+
+
+def map_posterior(joint1, joint0, prior):
+    """Posterior ``joint1 / (joint1 + joint0)`` of a two-class MAP rule.
+
+    ``joint_b = P(H_b) P(E | H_b)`` (ML-kNN seed 004 line 18, DML-kNN eq 10,
+    BML-kNN eq 19). Where both products are 0 (possible only with
+    ``smoothing = 0``) the posterior is defined as the prior, as in Zhang's
+    reference code.
+
+    Parameters
+    ----------
+    joint1, joint0 : ndarray of shape (n, q)
+    prior : ndarray of shape (q,)
+        ``P(H_1)`` per label.
+
+    Returns
+    -------
+    ndarray of shape (n, q), in [0, 1]
+    """
+    total = joint1 + joint0
+    prior = np.broadcast_to(prior, joint1.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, joint1 / np.where(total > 0, total, 1.0), prior)
+
+
+def map_decision(joint1, joint0):
+    """The MAP rule ``joint1 > joint0`` as 0/1; an exact tie predicts 0."""
+    return (joint1 > joint0).astype(np.uint8)

@@ -10,10 +10,66 @@ import numpy as np
 
 from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Interval, Real
-from ._kernels import count_histograms, neighbor_label_counts
+from ._kernels import (
+    count_histograms,
+    map_decision,
+    map_posterior,
+    neighbor_label_counts,
+    safe_ratio,
+    smoothed_likelihood,
+)
 
 
-class MLkNN(KNNMultiLabelBase):
+class _BayesCountsMixin:
+    """ML-kNN's prior, likelihood tables and MAP rule over a given neighbour-count matrix.
+
+    Shared by :class:`MLkNN` (counts over the k nearest neighbours) and by
+    :class:`~mlknn.algorithms._bmlknn.BMLkNN` / ``NeighborhoodClassifier`` (counts
+    over a bounded or radius neighbourhood, seed 002 Tables 2-3, which reuse
+    ML-kNN's equations). Reads ``self.smoothing`` and ``self.n_labels_``.
+    """
+
+    def _fit_tables(self, counts, Y, n_bins):
+        s, m = float(self.smoothing), Y.shape[0]
+        # Seed 004 lines 1-3 (seed 002 eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m).
+        self.prior_ = (s + Y.sum(axis=0, dtype=np.float64)) / (2 * s + m)
+        # Lines 4-13 (seed 002 steps 3-15, eqs 17-18): c[j], c'[j] and
+        # P(E_j^l | H_b^l) = (s + c[j]) / (s (k + 1) + sum_p c[p]).
+        c1, c0 = count_histograms(counts, Y, n_bins)
+        self.cond_prob_true_ = smoothed_likelihood(c1, s)
+        self.cond_prob_false_ = smoothed_likelihood(c0, s)
+        self._fit_Y = Y
+
+    def _joint_from_counts(self, counts):
+        """P(H_b) P(E_{C_t(l)} | H_b) for b = 1 and b = 0 (line 17, before the argmax).
+
+        A count beyond the table (NC only: a query in a denser region than any
+        training instance) is a bin no training instance reached: its
+        likelihood is the empty-bin value ``s / (s n_bins + sum_p c[p])``.
+        """
+        n_bins = self.cond_prob_true_.shape[0]
+        s = float(self.smoothing)
+        cols = np.arange(self.n_labels_)[None, :]
+        beyond = counts >= n_bins
+        idx = np.where(beyond, 0, counts)
+        like1 = self.cond_prob_true_[idx, cols]
+        like0 = self.cond_prob_false_[idx, cols]
+        if beyond.any():
+            u = self._fit_Y.sum(axis=0, dtype=np.float64)
+            like1 = np.where(beyond, safe_ratio(s, s * n_bins + u), like1)
+            like0 = np.where(beyond, safe_ratio(s, s * n_bins + (self._fit_Y.shape[0] - u)), like0)
+        return self.prior_ * like1, (1.0 - self.prior_) * like0
+
+    def _proba_from_counts(self, counts):
+        # Line 18: the posterior r_t(l) (the prior where both products are 0).
+        return map_posterior(*self._joint_from_counts(counts), self.prior_)
+
+    def _decide_from_counts(self, counts):
+        # Line 17: the MAP rule, an exact tie predicts 0.
+        return map_decision(*self._joint_from_counts(counts))
+
+
+class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     """Multi-label k-nearest neighbours with a Bayesian (MAP) decision per label.
 
     Training (seed 004, lines 1-13):
@@ -101,36 +157,11 @@ class MLkNN(KNNMultiLabelBase):
         self.hubness = hubness
 
     def _fit_graph(self, graph, Y, X):
-        s, k, m = float(self.smoothing), self.n_neighbors, Y.shape[0]
-        self.prior_ = (s + Y.sum(axis=0, dtype=np.float64)) / (2 * s + m)
-        counts = neighbor_label_counts(graph, Y)
-        c1, c0 = count_histograms(counts, Y, k + 1)
-        self.cond_prob_true_ = _smoothed_likelihood(c1, s, k)
-        self.cond_prob_false_ = _smoothed_likelihood(c0, s, k)
-        self._fit_Y = Y
-
-    def _joint(self, graph):
-        counts = neighbor_label_counts(graph, self._fit_Y)
-        cols = np.arange(self.n_labels_)[None, :]
-        joint1 = self.prior_ * self.cond_prob_true_[counts, cols]
-        joint0 = (1.0 - self.prior_) * self.cond_prob_false_[counts, cols]
-        return joint1, joint0
+        # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
+        self._fit_tables(neighbor_label_counts(graph, Y), Y, self.n_neighbors + 1)
 
     def _predict_proba_graph(self, graph, X):
-        joint1, joint0 = self._joint(graph)
-        total = joint1 + joint0
-        prior = np.broadcast_to(self.prior_, joint1.shape)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, joint1 / np.where(total > 0, total, 1.0), prior)
+        return self._proba_from_counts(neighbor_label_counts(graph, self._fit_Y))
 
     def _predict_graph(self, graph, X):
-        joint1, joint0 = self._joint(graph)
-        return (joint1 > joint0).astype(np.uint8)
-
-
-def _smoothed_likelihood(hist, s, k):
-    """(s + c[j]) / (s (k + 1) + sum_p c[p]); 0/0 (s = 0, no instance) gives 0."""
-    denom = s * (k + 1) + hist.sum(axis=0, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (s + hist) / denom
-    return np.where(denom > 0, out, 0.0)
+        return self._decide_from_counts(neighbor_label_counts(graph, self._fit_Y))
