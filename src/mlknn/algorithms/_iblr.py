@@ -17,12 +17,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Integral, Interval, Real
-from ._kernels import neighbor_label_counts
+from ._kernels import constant_labels, fit_logistic_per_label, neighbor_label_counts
 
 
 class IBLR(KNNMultiLabelBase):
@@ -99,7 +98,8 @@ class IBLR(KNNMultiLabelBase):
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
     n_jobs : int, optional
-
+        Parallel jobs (joblib) for the neighbour search and the q logistic
+        regressions.
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
         neighbour graph before the method reads it: the neighbourhoods are the k
@@ -207,35 +207,23 @@ class IBLR(KNNMultiLabelBase):
     def _fit_graph(self, graph, Y, X):
         self._fit_Y = Y
         Z = self._inputs(graph, X, "fit_from_graph")
-        n, p = Z.shape
-        q = Y.shape[1]
+        p, q = Z.shape[1], Y.shape[1]
         center, scale = _standardisation(Z)
         Zs = _standardise(Z, center, scale)
 
-        first = Y[0]
-        constant = np.all(Y == first, axis=0)
+        constant, values = constant_labels(Y)
         self.constant_labels_ = constant
-        self.constant_values_ = np.where(constant, first, 0).astype(np.uint8)
+        self.constant_values_ = values
+        todo = np.flatnonzero(~constant)
+        params = {"C": self.C, "solver": "lbfgs", "max_iter": self.max_iter, "tol": self.tol}
+        w_std, b_std, iters, not_converged = fit_logistic_per_label(Zs, Y, todo, params, n_jobs=self.n_jobs)
+        # Back to the units of the inputs: w = w_std / scale, b = b_std - w_std . (center / scale).
         coef = np.zeros((q, p))
         intercept = np.zeros(q)
         n_iter = np.zeros(q, dtype=np.int64)
-        not_converged = []
-        # One scikit-learn fit per label: each is a separate optimisation over the
-        # whole (n, p) matrix; nothing here loops over instances.
-        for label in np.flatnonzero(~constant):
-            model = LogisticRegression(C=self.C, solver="lbfgs", max_iter=self.max_iter, tol=self.tol)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConvergenceWarning)
-                model.fit(Zs, Y[:, label])
-            if any(issubclass(w.category, ConvergenceWarning) for w in caught):
-                not_converged.append(int(label))
-            for w in caught:
-                if not issubclass(w.category, ConvergenceWarning):
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            w_std = model.coef_[0]
-            coef[label] = w_std / scale
-            intercept[label] = model.intercept_[0] - np.dot(w_std, center / scale)
-            n_iter[label] = model.n_iter_[0]
+        coef[todo] = w_std / scale
+        intercept[todo] = b_std - w_std @ (center / scale)
+        n_iter[todo] = iters
         self.coef_ = coef
         self.intercept_ = intercept
         self.n_iter_ = n_iter

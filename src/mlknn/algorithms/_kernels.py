@@ -1,6 +1,16 @@
-"""Pure-ndarray counting kernels shared by the kNN algorithms."""
+"""Kernels shared by the kNN algorithms.
+
+Pure-ndarray counting and posterior kernels (no Python loop over instances or
+labels), and the per-label logistic-regression fit of the methods that end in
+one regression per label (MLHiKNN, IBLR).
+"""
+
+import warnings
 
 import numpy as np
+from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
 
 from ..neighbors import NeighborGraph
 
@@ -123,3 +133,82 @@ def map_posterior(joint1, joint0, prior):
 def map_decision(joint1, joint0):
     """The MAP rule ``joint1 > joint0`` as 0/1; an exact tie predicts 0."""
     return (joint1 > joint0).astype(np.uint8)
+
+
+# ------------------------------------------------ one regression per label
+def constant_labels(Y):
+    """Labels that are constant in the training set, and their value.
+
+    A constant label (all 0 or all 1) has no regression: MLHiKNN and IBLR
+    predict that constant, with probability exactly 0 or 1.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n, q), 0/1, n >= 1
+
+    Returns
+    -------
+    constant : ndarray of shape (q,), bool
+    value : ndarray of shape (q,), uint8
+        The constant's value (0 where the label is not constant).
+    """
+    Y = np.asarray(Y)
+    first = Y[0]
+    constant = np.all(Y == first, axis=0)
+    return constant, np.where(constant, first, 0).astype(np.uint8)
+
+
+def _fit_one_logistic(Z, y, params):
+    """One LogisticRegression; its ConvergenceWarning becomes a flag, others pass."""
+    model = LogisticRegression(**params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(Z, y)
+    converged = True
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning):
+            converged = False
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return model.coef_[0].copy(), float(model.intercept_[0]), int(model.n_iter_[0]), converged
+
+
+def fit_logistic_per_label(Z, Y, labels, params, n_jobs=None):
+    """Fit ``LogisticRegression(**params)`` on ``(Z, Y[:, l])`` for each label l in ``labels``.
+
+    Each fit is a separate optimisation over the whole (n, p) input (a loop over
+    labels, one scikit-learn model each; nothing loops over instances), run
+    with joblib ``Parallel(n_jobs)``.
+
+    Parameters
+    ----------
+    Z : {ndarray, sparse matrix} of shape (n, p)
+    Y : ndarray of shape (n, q), 0/1
+    labels : array-like of int
+        The labels to fit (typically the non-constant ones).
+    params : dict
+        Keyword arguments of :class:`~sklearn.linear_model.LogisticRegression`.
+    n_jobs : int, optional
+
+    Returns
+    -------
+    coef : ndarray of shape (len(labels), p)
+    intercept : ndarray of shape (len(labels),)
+    n_iter : ndarray of shape (len(labels),), int64
+    not_converged : list of int
+        The labels whose solver stopped at ``max_iter``: their
+        :class:`~sklearn.exceptions.ConvergenceWarning` is not shown, so that
+        the caller can issue one warning naming them all.
+    """
+    labels = [int(l) for l in np.asarray(labels).ravel()]
+    fits = Parallel(n_jobs=n_jobs)(delayed(_fit_one_logistic)(Z, Y[:, l], params) for l in labels)
+    p = Z.shape[1]
+    coef = np.zeros((len(labels), p))
+    intercept = np.zeros(len(labels))
+    n_iter = np.zeros(len(labels), dtype=np.int64)
+    not_converged = []
+    for i, (c, b, it, ok) in enumerate(fits):
+        coef[i], intercept[i], n_iter[i] = c, b, it
+        if not ok:
+            not_converged.append(labels[i])
+    return coef, intercept, n_iter, not_converged

@@ -22,14 +22,16 @@ The equations, as arrays (no Python loop over instances or labels):
   label on the q relevance scores.
 """
 
+import warnings
+
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.special import expit
-from sklearn.linear_model import LogisticRegression
+from sklearn.exceptions import ConvergenceWarning
 
 from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..hubness import k_occurrence
 from ..utils._param_validation import Interval, Real, StrOptions
+from ._kernels import constant_labels, fit_logistic_per_label
 
 VARIANTS = ("g1", "g0", "h1", "d1", "fo")
 
@@ -66,7 +68,9 @@ class MLHiKNN(KNNMultiLabelBase):
     inputs that differed by rounding). Cost O(n q^2) per Newton step and label.
     The inputs are already in [0, 1], so no scaling is applied. A label that is constant in the training
     set (all 0 or all 1) has no regression: it predicts that constant, with
-    probability exactly 0 or 1.
+    probability exactly 0 or 1. Should Newton's method stop at ``max_iter``
+    for some labels, one :class:`~sklearn.exceptions.ConvergenceWarning` names
+    them.
 
     **Readings of the text.**
 
@@ -216,18 +220,24 @@ class MLHiKNN(KNNMultiLabelBase):
         self.train_relevance_ = self._relevance(graph)
         self.coef_ = np.zeros((q, q))
         self.intercept_ = np.zeros(q)
-        self.constant_ = np.full(q, np.nan)
-        npos = Y.sum(axis=0)
-        const = (npos == 0) | (npos == n)
-        self.constant_[const] = (npos[const] == n).astype(float)
+        const, values = constant_labels(Y)
+        self.constant_ = np.where(const, values, np.nan)
         if self.variant == "fo":
             return
         todo = np.flatnonzero(~const)
-        R = self.train_relevance_
-        fits = Parallel(n_jobs=self.n_jobs)(delayed(_fit_logistic)(R, Y[:, l]) for l in todo)
-        for l, (coef, intercept) in zip(todo, fits):
-            self.coef_[l] = coef
-            self.intercept_[l] = intercept
+        coef, intercept, _, not_converged = fit_logistic_per_label(
+            self.train_relevance_, Y, todo, LOGISTIC_PARAMS, n_jobs=self.n_jobs
+        )
+        self.coef_[todo] = coef
+        self.intercept_[todo] = intercept
+        if not_converged:
+            warnings.warn(
+                f"MLHiKNN: the newton-cholesky solver reached max_iter={LOGISTIC_PARAMS['max_iter']} "
+                f"before converging (tol={LOGISTIC_PARAMS['tol']:g}) for the logistic regression of "
+                f"label(s) {not_converged}; their coefficients are the last iterate.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
 
     def _relevance(self, graph):
         """r^l(t) (eqs 5-6) for the points of a graph, shape (n_points, q)."""
@@ -364,7 +374,3 @@ def relevance_scores(graph, weights, u1, k):
     v0 = np.asarray(A @ (1.0 - u1))
     return v1 / (v0 + v1)
 
-
-def _fit_logistic(R, y):
-    clf = LogisticRegression(**LOGISTIC_PARAMS).fit(R, y)
-    return clf.coef_[0].copy(), float(clf.intercept_[0])
