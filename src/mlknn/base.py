@@ -12,11 +12,18 @@ from abc import abstractmethod
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .neighbors import NeighborGraph, build_graph, get_backend
 from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context
-from .utils._validation import NonNumericInputError, check_label_matrix, validate_features  # noqa: F401
+from .utils._validation import (  # noqa: F401
+    NonNumericInputError,
+    check_label_matrix,
+    label_classes,
+    validate_features,
+    validate_fit_data,
+)
+from .utils._validation import input_dtype as _input_dtype  # noqa: F401  (kept importable)
 
 _BACKEND_NAMES = {"auto", "brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "precomputed"}
 
@@ -170,22 +177,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_from_validated_graph(self, graph, Y, X):
         self.n_labels_ = Y.shape[1]
-        # One [0, 1] class array per label, as scikit-learn's multi-label
-        # KNeighborsClassifier reports them.
-        self.classes_ = [np.array([0, 1]) for _ in range(Y.shape[1])]
+        self.classes_ = label_classes(Y.shape[1])
         self._y_dtype = self._y_input_dtype
         self.n_train_ = Y.shape[0]
         self._fit_graph(graph, Y, X)
 
     def _validate_fit_input(self, X, Y):
-        if Y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None "
-                "(Y, the (n_samples, n_labels) indicator matrix, is required)."
-            )
-        X = validate_features(self, X)
-        self._y_input_dtype = _input_dtype(Y)
-        Y = check_label_matrix(Y, n_samples=X.shape[0])
+        X, Y, self._y_input_dtype = validate_fit_data(self, X, Y)
         return X, Y
 
     def _check_n_neighbors(self, n_samples, width):
@@ -267,11 +265,4 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
     @abstractmethod
     def _predict_proba_graph(self, graph, X): ...
-
-
-def _input_dtype(Y):
-    dtype = getattr(Y, "dtype", None)
-    if dtype is None or dtype.kind not in "biuf":
-        return np.dtype(np.int64)
-    return np.dtype(dtype)
 

@@ -17,11 +17,9 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._validation import validate_features
-
-from ..base import MultiLabelMixin, _input_dtype
+from ..base import MultiLabelMixin
 from ..utils._param_validation import HasMethods, _fit_context
-from ..utils._validation import check_label_matrix
+from ..utils._validation import label_classes, validate_features, validate_fit_data
 
 #: dtypes accepted for X (others are converted to float64).
 _X_DTYPES = [np.float64, np.float32]
@@ -43,18 +41,9 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse = ("csr", "csc")
 
     def _validate_fit_data(self, X, Y):
-        if Y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None "
-                "(Y, the (n_samples, n_labels) indicator matrix, is required)."
-            )
-        X = validate_features(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
-        self._y_dtype = _input_dtype(Y)
-        Y = check_label_matrix(Y, n_samples=X.shape[0])
+        X, Y, self._y_dtype = validate_fit_data(self, X, Y, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
         self.n_labels_ = Y.shape[1]
-        # One [0, 1] class array per label, as scikit-learn's multi-label
-        # classifiers report them.
-        self.classes_ = [np.array([0, 1]) for _ in range(Y.shape[1])]
+        self.classes_ = label_classes(Y.shape[1])
         return X, Y
 
     def _validate_predict_data(self, X):

@@ -86,3 +86,51 @@ def validate_features(estimator, X, reset=True, accept_sparse="csr", dtype=(np.f
             f"X must be a numeric array or sparse matrix (dtype convertible to float); "
             f"could not convert it: {exc}"
         ) from exc
+
+
+def input_dtype(Y):
+    """The dtype ``predict`` returns for a target ``Y``: Y's own numeric dtype, else int64."""
+    dtype = getattr(Y, "dtype", None)
+    if dtype is None or dtype.kind not in "biuf":
+        return np.dtype(np.int64)
+    return np.dtype(dtype)
+
+
+def label_classes(n_labels):
+    """``classes_`` of a multi-label classifier: one ``[0, 1]`` array per label.
+
+    The form scikit-learn's multi-label classifiers (e.g. KNeighborsClassifier)
+    report.
+    """
+    return [np.array([0, 1]) for _ in range(n_labels)]
+
+
+def validate_fit_data(estimator, X, Y, **kwargs):
+    """The checks every ``fit(X, Y)`` of mlknn starts with.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Its name is used in messages; ``validate_data`` sets its
+        ``n_features_in_``.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Y : array-like or sparse matrix of shape (n_samples, n_labels)
+    **kwargs
+        Passed to :func:`validate_features` (``accept_sparse``, ``dtype``).
+
+    Returns
+    -------
+    X : validated features
+    Y : ndarray of shape (n_samples, n_labels), uint8
+    y_dtype : numpy dtype
+        What ``predict`` returns (:func:`input_dtype` of the Y given).
+    """
+    if Y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None "
+            "(Y, the (n_samples, n_labels) indicator matrix, is required)."
+        )
+    X = validate_features(estimator, X, **kwargs)
+    y_dtype = input_dtype(Y)
+    Y = check_label_matrix(Y, n_samples=X.shape[0])
+    return X, Y, y_dtype
