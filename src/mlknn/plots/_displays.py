@@ -26,6 +26,13 @@ def _no_data(ax, title, why):
     ax.text(0.5, 0.5, f"no data: {why}", ha="center", va="center", transform=ax.transAxes, color="0.4")
 
 
+def _natural_key(text):
+    """Sort "k=5" before "k=10"."""
+    import re
+
+    return [(0, float(t), "") if re.fullmatch(r"\d+(?:\.\d+)?", t) else (1, 0.0, t) for t in re.split(r"(\d+(?:\.\d+)?)", text) if t]
+
+
 # ------------------------------------------------------------- CD diagram
 class CriticalDifferenceDisplay:
     """Critical-difference diagram (Demsar 2006, Figure 1).
@@ -297,11 +304,11 @@ class ParameterCurveDisplay:
             x = params[param]
             if not isinstance(x, (int, float)) or isinstance(x, bool):
                 continue
-            rest = tuple(sorted((k, str(v)) for k, v in params.items() if k != param))
+            rest = tuple(sorted(("k" if k == "n_neighbors" else k, str(v)) for k, v in params.items() if k != param))
             line = r["algorithm"] + ("" if not rest else "(" + ", ".join(f"{k}={v}" for k, v in rest) + ")")
             by.setdefault((r["dataset"], line, float(x)), []).append(r["value"])
         means = {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
-        lines = sorted({k[1] for k in means})
+        lines = sorted({k[1] for k in means}, key=_natural_key)
         curves = {}
         if dataset is not None:
             for line in lines:
@@ -334,8 +341,21 @@ class ParameterCurveDisplay:
             _no_data(ax, self.title, f"no algorithm was run with >= 2 values of {self.param}")
             self.figure_, self.ax_ = fig, ax
             return self
+        # An infinite value (e.g. radius=inf, plain ML-kNN) is drawn one step
+        # right of the largest finite value, with an "inf" tick.
+        finite = np.concatenate([x[np.isfinite(x)] for x, _ in self.curves.values()])
+        has_inf = any(np.isinf(x).any() for x, _ in self.curves.values())
+        inf_at = None
+        if has_inf and finite.size:
+            u = np.unique(finite)
+            step = np.min(np.diff(u)) if u.size > 1 else max(abs(u[0]), 1.0)
+            inf_at = u.max() + step
         for name, (x, y) in self.curves.items():
+            x = np.where(np.isinf(x), inf_at if inf_at is not None else np.nan, x)
             ax.plot(x, y, "o-", ms=3, lw=1.2, label=name)
+        if inf_at is not None:
+            ticks = list(np.unique(finite)) + [inf_at]
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks[:-1]] + ["inf"])
         ax.set_xlabel("k" if self.param == "n_neighbors" else self.param)
         ax.set_ylabel(self.ylabel)
         if self.ylabel.startswith("average rank"):

@@ -295,7 +295,7 @@ def _curve_figures(g, idx, param, metrics, what):
         n = len(ms)
         cols = min(3, n)
         rws = math.ceil(n / cols)
-        fig, axes = plt.subplots(rws, cols, figsize=(4.6 * cols, 3.4 * rws), squeeze=False)
+        fig, axes = plt.subplots(rws, cols, figsize=(4.6 * cols, 3.6 * rws), squeeze=False, constrained_layout=True)
         drawn = False
         for ax, m in zip(axes.ravel(), ms):
             d = ParameterCurveDisplay.from_results(g.rows, param=param, metric=m, dataset=ds)
