@@ -123,3 +123,19 @@ def test_reproduce_quick(tmp_path, capsys, data_dir, monkeypatch):
     assert "published cells within 2 sd" in out
     with pytest.raises(SystemExit):
         main(["reproduce", "bmlknn", "--datasets", "imdb"])
+
+
+def test_grid_on_benchmark_data_then_report(tmp_path, capsys, data_dir, monkeypatch):
+    # The acceptance command, with one repetition to stay fast.
+    monkeypatch.setenv("MLKNN_DATA", str(data_dir))
+    db = tmp_path / "r.db"
+    code, out = _run(["run", "emotions", "yeast", "--algorithms", "mlknn,dmlknn", "--protocol", "5x2",
+                      "--repeats", "1", "--db", str(db)], capsys)  # fmt: skip
+    assert code == 0, out
+    assert _count(db) == 2 * 2 * 2 * len(METRIC_NAMES)
+    code, out = _run(["report", str(db), "--out", str(tmp_path / "rep"), "--metrics", "macro_auc"], capsys)
+    assert code == 0, out
+    html = (tmp_path / "rep" / "report.html").read_text()
+    for caption in ("Critical-difference diagram", "metric versus k", "metric versus radius",
+                    "k-occurrence distribution of emotions", "Label co-occurrence P(q | r) of yeast"):  # fmt: skip
+        assert caption in html
