@@ -309,8 +309,6 @@ class ExperimentConfig:
 
     def specs(self):
         """Expand the grid into :class:`AlgorithmSpec` objects (deterministic order)."""
-        from .._registry import get_estimator_class
-
         specs = []
         used = set()
         for name in self.algorithms:

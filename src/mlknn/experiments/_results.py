@@ -32,8 +32,6 @@ import math
 import sqlite3
 from pathlib import Path
 
-import numpy as np
-
 from ..model_selection import decode_indices, encode_indices
 from ..model_selection._split import indices_checksum
 
@@ -267,13 +265,3 @@ class ResultsDB:
                 n += 1
         return n
 
-
-def fold_scores(rows, metric):
-    """Group rows of one metric: {(group, dataset_row, config): array of fold values in (repeat, fold) order}."""
-    out = {}
-    for r in rows:
-        if r["metric"] != metric:
-            continue
-        key = (r["dataset"], r["algorithm"], r["params"], r["preprocessing"], r["search"], r["protocol"])
-        out.setdefault(key, []).append((r["repeat"], r["fold"], r["value"]))
-    return {k: np.array([v for _, _, v in sorted(vals)], dtype=float) for k, vals in out.items()}

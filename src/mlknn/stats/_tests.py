@@ -1,7 +1,6 @@
 """Tests, ranks and critical differences; results as frozen dataclasses."""
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
