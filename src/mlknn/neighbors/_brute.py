@@ -48,6 +48,9 @@ _METRICS = ("euclidean", "sqeuclidean", "cosine")
 _MIN_CHUNK_ROWS = 256
 _MAX_CHUNK_ROWS = 2048
 _CHUNK_BYTES = 16 << 20
+# Sparse training data: a chunk's queries are densified (d x rows) up to this size
+# (see fit); beyond it (huge vocabularies) the product stays sparse x sparse.
+_DENSE_Q_BYTES = 64 << 20
 # Group size of step 2 (columns per group): the selection runs over n / 32 minima.
 _GROUP = 32
 
@@ -123,7 +126,18 @@ class BruteNeighbors:
         if sp.issparse(X):
             self._fit_aug = None
             self._fit_X = X
+            # Sparse training data: the chunk's keys are computed transposed, as
+            # X @ Q.T with the chunk's queries dense (d x rows, cache-resident):
+            # scipy's csr_matvecs streams X once and writes contiguous rows, several
+            # times faster than Q @ X.T (sparse x sparse, then toarray). float32
+            # keys when every stored value is exactly a float32 (binary, counts).
+            key_dtype = X.dtype
+            if X.dtype == np.float64 and np.array_equal(X.data.astype(np.float32), X.data):
+                key_dtype = np.dtype(np.float32)
+            self._key_X = X.astype(key_dtype)
+            self._key_half = (0.5 * self._fit_sqnorm).astype(key_dtype)
         else:
+            self._key_X = None
             # [X, |x|^2 / 2], C-contiguous: the GEMM of step 1 reads it directly;
             # _fit_X is a view of its first columns (no second copy of X).
             n, d = X.shape
@@ -206,14 +220,19 @@ class BruteNeighbors:
             return np.matmul(Qa, aug.T, out=buf[:n_rows])
         prod = Qc @ X.T
         D = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
+        if not D.flags.c_contiguous:
+            D = np.ascontiguousarray(D)
         if D.dtype != np.float64 and D.dtype != np.float32:
             D = D.astype(np.float64)
         np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
         return D
 
     def _chunk(self, Qc, qn, loo_offset, k, buf=None):
-        X, xn = self._fit_X, self._fit_sqnorm
+        X = self._fit_X
         n_rows, n_fit = Qc.shape[0], X.shape[0]
+        key_X = getattr(self, "_key_X", None)
+        if key_X is not None and X.shape[1] * n_rows * key_X.dtype.itemsize <= _DENSE_Q_BYTES:
+            return self._chunk_transposed(Qc, qn, loo_offset, k)
         V = self._ranking_keys(Qc, buf)
         rows = np.arange(n_rows)
         if loo_offset is not None:
@@ -246,8 +265,50 @@ class BruteNeighbors:
                 c = np.concatenate((c, tc + body))
         else:
             r, c = np.divmod(np.flatnonzero(V <= thr[:, None]), n_fit)
-        # Exact recomputation on the candidates, then (row, distance, index) order.
-        exact = _exact_sqdist(Qc, X, qn, xn, r, c)
+        return self._finish(Qc, qn, r, c, k, n_rows)
+
+    def _chunk_transposed(self, Qc, qn, loo_offset, k):
+        """``_chunk`` for sparse training data, keys laid out (n_fit, rows)."""
+        Xk = self._key_X
+        n_rows, n_fit = Qc.shape[0], Xk.shape[0]
+        dt = Xk.dtype
+        Qd = Qc.T.toarray() if sp.issparse(Qc) else Qc.T
+        Y = np.asarray(Xk @ np.ascontiguousarray(Qd, dtype=dt))  # (n_fit, rows) = X q
+        if not Y.flags.c_contiguous or Y.dtype != dt:
+            Y = np.ascontiguousarray(Y, dtype=dt)
+        np.subtract(self._key_half[:, None], Y, out=Y)
+        rows = np.arange(n_rows)
+        if loo_offset is not None:
+            Y[rows + loo_offset, rows] = np.inf
+        m = max(1, min(_GROUP, n_fit // (4 * k)))
+        n_groups = n_fit // m
+        body = m * n_groups
+        if m > 1:
+            G = Y[:body].reshape(m, n_groups, n_rows).min(axis=0)  # (n_groups, rows)
+            pool = np.concatenate((G, Y[body:]), axis=0) if body < n_fit else G
+        else:
+            G = pool = Y
+        kth = np.partition(pool.T, k - 1, axis=1)[:, k - 1].astype(np.float64)
+        delta = _GEMM_RTOL.get(Y.dtype, 1e-11) * (qn + self._fit_sqnorm_max)
+        thr = (kth + 2.0 * delta + 1e-300).astype(Y.dtype)
+        if m > 1:
+            gg, gr = np.divmod(np.flatnonzero(G <= thr[None, :]), n_rows)
+            cols = gg[:, None] + n_groups * np.arange(m)[None, :]
+            vals = np.take(Y.reshape(-1), cols * n_rows + gr[:, None])
+            sel = vals <= thr[gr][:, None]
+            r = np.broadcast_to(gr[:, None], cols.shape)[sel]
+            c = cols[sel]
+            if body < n_fit:
+                tc, tr = np.divmod(np.flatnonzero(Y[body:] <= thr[None, :]), n_rows)
+                r = np.concatenate((r, tr))
+                c = np.concatenate((c, tc + body))
+        else:
+            c, r = np.divmod(np.flatnonzero(Y <= thr[None, :]), n_rows)
+        return self._finish(Qc, qn, r, c, k, n_rows)
+
+    def _finish(self, Qc, qn, r, c, k, n_rows):
+        """Exact recomputation on the candidates (r, c), then (row, distance, index) order."""
+        exact = _exact_sqdist(Qc, self._fit_X, qn, self._fit_sqnorm, r, c)
         order = np.lexsort((c, exact, r))
         r, c, exact = r[order], c[order], exact[order]
         counts = np.bincount(r, minlength=n_rows)
