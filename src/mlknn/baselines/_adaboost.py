@@ -27,10 +27,9 @@ a block of features at once. Cost per round O(m d q) time; the sort keeps two
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
 
 from ..utils._param_validation import Integral, Interval, Real
-from ._base import BaselineClassifier
+from ._base import BaselineClassifier, DecisionScoresMixin
 
 #: Elements of the (features, m, q) cumulative-sum block handled at once.
 _BLOCK_ELEMENTS = 1_000_000
@@ -102,7 +101,7 @@ def best_stump(Dp, Dn, order, values):
     return best
 
 
-class AdaBoostMH(BaselineClassifier):
+class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     """Real AdaBoost.MH over (instance, label) pairs with decision stumps (Knowl 7).
 
     See the module docstring for the algorithm. Deterministic: ties between
@@ -130,6 +129,9 @@ class AdaBoostMH(BaselineClassifier):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="neither"), None],
     }
+
+    #: predict_proba = 1 / (1 + exp(-2 f)) (half log-odds, see the module docstring).
+    _proba_scale = 2.0
 
     def __init__(self, n_estimators=100, *, smoothing=None):
         self.n_estimators = n_estimators
@@ -166,18 +168,8 @@ class AdaBoostMH(BaselineClassifier):
             self.thresholds_[t] = thr
             self.normalizers_[t] = Z
 
-    def decision_function(self, X):
-        """f(x, j) = sum_t h_t(x, j); shape (n, n_labels)."""
-        X = self._validate_predict_data(X)
-        return self._decision(X)
-
     def _decision(self, X):
+        """f(x, j) = sum_t h_t(x, j); shape (n, n_labels)."""
         Xf = _column_block(X, self.features_)
         B = (Xf > self.thresholds_).astype(np.float64)  # (n, T)
         return (1.0 - B) @ self.confidences_[:, 0, :] + B @ self.confidences_[:, 1, :]
-
-    def _predict(self, X):
-        return (self._decision(X) > 0).astype(np.uint8)
-
-    def _predict_proba(self, X):
-        return expit(2.0 * self._decision(X))

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from scipy.linalg import eigh, qr
 from scipy.optimize import minimize
 from scipy.spatial.distance import pdist
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 from sklearn.cluster import KMeans
 from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import euclidean_distances
@@ -22,8 +22,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
-from ._base import BaselineClassifier, member_seeds
-from ._threshold import apply_threshold, fit_threshold_model
+from ._base import BaselineClassifier, DecisionScoresMixin, class_one_proba, member_seeds
+from ._threshold import fit_threshold_model, threshold_margin
 
 __all__ = ["BPMLL", "CML", "MLDT", "MLLS", "MLRBF", "RankSVM"]
 
@@ -105,12 +105,8 @@ class MLDT(BaselineClassifier):
         if self.tree_.n_outputs_ == 1:
             P = [P]
         classes = self.tree_.classes_ if self.tree_.n_outputs_ > 1 else [self.tree_.classes_]
-        out = np.zeros((X.shape[0], self.n_labels_))
-        for j, (Pj, cj) in enumerate(zip(P, classes)):  # loop over labels
-            hit = np.flatnonzero(np.asarray(cj) == 1)
-            if hit.size:
-                out[:, j] = Pj[:, hit[0]]
-        return out
+        # The tree returns one (n, n_classes_j) array per label: take each one's class-1 column.
+        return np.column_stack([class_one_proba(Pj, cj) for Pj, cj in zip(P, classes)])
 
     def _predict(self, X):
         return (self._predict_proba(X) > 0.5).astype(np.uint8)
@@ -181,7 +177,7 @@ def ranksvm_loss_grad(params, Phi, pairs, q, C):
     return value, np.concatenate([gW.ravel(), G.sum(axis=0)])
 
 
-class RankSVM(BaselineClassifier):
+class RankSVM(DecisionScoresMixin, BaselineClassifier):
     """Rank-SVM (Knowl 13, Elisseeff and Weston 2002) with its stacking threshold.
 
     Minimises, over q linear scorers ``f_j(x) = <w_j, phi(x)> + b_j``,
@@ -316,24 +312,13 @@ class RankSVM(BaselineClassifier):
         return _safe_dot(Phi, self.coef_) + self.intercept_
 
     def _decision(self, X):
-        F = self._scores_mapped(self._phi(X))
-        return F - apply_threshold(F, self.threshold_coef_, self.threshold_intercept_)[:, None]
-
-    def decision_function(self, X):
         """``f_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
-        X = self._validate_predict_data(X)
-        return self._decision(X)
+        return threshold_margin(self._scores_mapped(self._phi(X)), self.threshold_coef_, self.threshold_intercept_)
 
     def label_scores(self, X):
         """The raw Rank-SVM scores f_j(x) (before the threshold); shape (n, n_labels)."""
         X = self._validate_predict_data(X)
         return self._scores_mapped(self._phi(X))
-
-    def _predict(self, X):
-        return (self._decision(X) > 0).astype(np.uint8)
-
-    def _predict_proba(self, X):
-        return expit(self._decision(X))
 
 
 # ----------------------------------------------------------------------- BP-MLL
@@ -375,7 +360,7 @@ def bpmll_loss_grad(params, X, Y, shapes, alpha):
     return value, np.concatenate([gV.ravel(), ggamma, gW.ravel(), gtheta])
 
 
-class BPMLL(BaselineClassifier):
+class BPMLL(DecisionScoresMixin, BaselineClassifier):
     """BP-MLL (Knowl 14, Zhang and Zhou 2006): one-hidden-layer tanh network
     trained on the pairwise exponential ranking loss, with the stacking threshold.
 
@@ -495,28 +480,17 @@ class BPMLL(BaselineClassifier):
         return np.tanh(B @ self.coefs_[1] + self.intercepts_[1])
 
     def _decision(self, X):
-        C = self._outputs(X)
-        return C - apply_threshold(C, self.threshold_coef_, self.threshold_intercept_)[:, None]
-
-    def decision_function(self, X):
         """``c_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
-        X = self._validate_predict_data(X)
-        return self._decision(X)
+        return threshold_margin(self._outputs(X), self.threshold_coef_, self.threshold_intercept_)
 
     def label_scores(self, X):
         """The raw network outputs c_j(x) in [-1, 1] (before the threshold)."""
         X = self._validate_predict_data(X)
         return self._outputs(X)
 
-    def _predict(self, X):
-        return (self._decision(X) > 0).astype(np.uint8)
-
-    def _predict_proba(self, X):
-        return expit(self._decision(X))
-
 
 # ----------------------------------------------------------------------- ML-RBF
-class MLRBF(BaselineClassifier):
+class MLRBF(DecisionScoresMixin, BaselineClassifier):
     """ML-RBF (Zhang 2009): an RBF network whose prototypes are k-means centroids
     of each label's positive instances, with a least-squares output layer.
 
@@ -560,6 +534,9 @@ class MLRBF(BaselineClassifier):
         "random_state": ["random_state"],
     }
 
+    #: predict_proba = logistic(2 output): the outputs were fitted to +-1 targets.
+    _proba_scale = 2.0
+
     def __init__(self, fraction=0.01, *, scaling_factor=2.0, random_state=None):
         self.fraction = fraction
         self.scaling_factor = scaling_factor
@@ -600,16 +577,9 @@ class MLRBF(BaselineClassifier):
         H = np.exp(-D2 / (2.0 * self.sigma_**2))
         return np.hstack([H, np.ones((H.shape[0], 1))])
 
-    def decision_function(self, X):
+    def _decision(self, X):
         """Network outputs (targets were +-1); shape (n, n_labels)."""
-        X = self._validate_predict_data(X)
         return self._hidden(X) @ self.coef_
-
-    def _predict(self, X):
-        return (self._hidden(X) @ self.coef_ > 0).astype(np.uint8)
-
-    def _predict_proba(self, X):
-        return expit(2.0 * (self._hidden(X) @ self.coef_))
 
 
 # -------------------------------------------------------------------------- CML
@@ -768,7 +738,7 @@ class CML(BaselineClassifier):
 
 
 # ------------------------------------------------------------------------- MLLS
-class MLLS(BaselineClassifier):
+class MLLS(DecisionScoresMixin, BaselineClassifier):
     """Multi-label least squares with a shared subspace (Knowl 16, Ji et al. 2008).
 
     Minimises ``1/m ||X U - Y||_F^2 + alpha ||U - Theta^T V||_F^2 + beta ||U||_F^2``
@@ -822,6 +792,9 @@ class MLLS(BaselineClassifier):
         "fit_intercept": ["boolean"],
     }
 
+    #: predict_proba = logistic(2 (x^T U + b)): the scores were fitted to +-1 targets.
+    _proba_scale = 2.0
+
     def __init__(self, alpha=0.5, beta=1.0, *, n_components=None, fit_intercept=True):
         self.alpha = alpha
         self.beta = beta
@@ -868,16 +841,6 @@ class MLLS(BaselineClassifier):
         m = X.shape[0]
         return float((R**2).sum() / m + self.alpha * (P**2).sum() + self.beta * (U**2).sum())
 
-    def decision_function(self, X):
-        """``x^T U + b``; shape (n, n_labels)."""
-        X = self._validate_predict_data(X)
-        return self._decision(X)
-
     def _decision(self, X):
+        """``x^T U + b``; shape (n, n_labels)."""
         return _safe_dot(X, self.coef_) + self.intercept_
-
-    def _predict(self, X):
-        return (self._decision(X) > 0).astype(np.uint8)
-
-    def _predict_proba(self, X):
-        return expit(2.0 * self._decision(X))

@@ -99,6 +99,56 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         return np.asarray(self._predict_proba(X), dtype=np.float64)
 
 
+class DecisionScoresMixin:
+    """``decision_function``, ``predict`` and ``predict_proba`` from one real score.
+
+    For the baselines whose decision is the sign of a real-valued score per
+    label (Rank-SVM and BP-MLL against their threshold model, ML-RBF, MLLS,
+    AdaBoost.MH, ThresholdCalibration). Subclasses implement ``_decision(X)``
+    on validated X, shape (n, q), positive exactly for the predicted labels;
+    then ``predict`` is ``_decision(X) > 0`` and ``predict_proba`` is
+    ``logistic(_proba_scale * _decision(X))``, a monotone score in [0, 1] that
+    is > 0.5 exactly for the predicted labels (not a calibrated probability).
+    """
+
+    #: Multiplier inside the logistic: 2 for scores read as half log-odds
+    #: (real AdaBoost) or trained on +-1 targets (ML-RBF, MLLS), else 1.
+    _proba_scale = 1.0
+
+    def decision_function(self, X):
+        """Real-valued label scores, positive exactly for the predicted labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            See the class docstring for what the score is.
+        """
+        X = self._validate_predict_data(X)
+        return self._decision(X)
+
+    def _predict(self, X):
+        return (self._decision(X) > 0).astype(np.uint8)
+
+    def _predict_proba(self, X):
+        return expit(self._proba_scale * self._decision(X))
+
+
+def class_one_proba(P, classes):
+    """The column of P(class 1) in a classifier's ``predict_proba`` output, as (n,) float64.
+
+    Zeros when class 1 is not among ``classes`` (a target that never had it).
+    """
+    P = np.asarray(P)
+    hit = np.flatnonzero(np.asarray(classes) == 1)
+    if hit.size == 0:
+        return np.zeros(P.shape[0])
+    return P[:, hit[0]].astype(np.float64, copy=False)
+
+
 def default_tree(random_state):
     """The C4.5 / J48 stand-in of seed 001: an unpruned CART tree (entropy is not
     used, scikit-learn's default gini criterion is kept)."""
@@ -154,12 +204,7 @@ def positive_scores(estimator, X):
     """
     classes = np.asarray(estimator.classes_)
     if hasattr(estimator, "predict_proba"):
-        P = np.asarray(estimator.predict_proba(X))
-        out = np.zeros(P.shape[0])
-        hit = np.flatnonzero(classes == 1)
-        if hit.size:
-            out = P[:, hit[0]]
-        return out.astype(np.float64, copy=False)
+        return class_one_proba(estimator.predict_proba(X), classes)
     if hasattr(estimator, "decision_function"):
         d = np.asarray(estimator.decision_function(X), dtype=np.float64).reshape(-1)
         # decision_function is positive for classes_[1].

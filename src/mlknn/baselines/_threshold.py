@@ -95,3 +95,13 @@ def fit_threshold_model(F, Y):
 def apply_threshold(F, coef, intercept):
     """t(x) = <w*, f(x)> + b* for each row of ``F``; shape (n,)."""
     return np.asarray(F, dtype=np.float64) @ coef + intercept
+
+
+def threshold_margin(F, coef, intercept):
+    """``f(x, y_j) - t(x)`` for each row of ``F``: positive exactly where ``f > t``; shape (n, q).
+
+    The decision score of the estimators that end in the Knowl 6 threshold
+    model (Rank-SVM, BP-MLL, ThresholdCalibration).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    return F - apply_threshold(F, coef, intercept)[:, None]

@@ -21,12 +21,12 @@ from sklearn.model_selection import KFold, check_cv
 from sklearn.multioutput import ClassifierChain as _SkClassifierChain
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.utils import check_random_state
-from scipy.special import expit
 
 from ..utils._param_validation import HasMethods, Integral, Interval, Real, StrOptions
 from ._base import (
     ESTIMATOR_CONSTRAINT,
     BaselineClassifier,
+    DecisionScoresMixin,
     LabelClassifier,
     fit_label,
     hstack,
@@ -37,7 +37,7 @@ from ._base import (
     resolve_estimator,
     set_random_states,
 )
-from ._threshold import apply_threshold, fit_threshold_model
+from ._threshold import fit_threshold_model, threshold_margin
 
 __all__ = [
     "BinaryRelevance",
@@ -759,7 +759,7 @@ def multilabel_scores(estimator, X, response_method="auto"):
     )
 
 
-class ThresholdCalibration(BaselineClassifier):
+class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
     """Stacking threshold calibration (Knowl 6) around any multi-label scorer.
 
     Fits ``estimator``, takes its training scores f(x_i) (in-sample, as Knowl 6,
@@ -827,16 +827,6 @@ class ThresholdCalibration(BaselineClassifier):
     def _scores(self, X):
         return multilabel_scores(self.estimator_, X, self.response_method_)[0]
 
-    def decision_function(self, X):
+    def _decision(self, X):
         """``f(x, y_j) - t(x)``: positive for the predicted labels; shape (n, q)."""
-        X = self._validate_predict_data(X)
-        F = self._scores(X)
-        return F - apply_threshold(F, self.coef_, self.intercept_)[:, None]
-
-    def _predict(self, X):
-        F = self._scores(X)
-        return (F > apply_threshold(F, self.coef_, self.intercept_)[:, None]).astype(np.uint8)
-
-    def _predict_proba(self, X):
-        F = self._scores(X)
-        return expit(F - apply_threshold(F, self.coef_, self.intercept_)[:, None])
+        return threshold_margin(self._scores(X), self.coef_, self.intercept_)
