@@ -144,6 +144,12 @@ def _check_scores(Y_score, shape, name="Y_score"):
     return S
 
 
+def _check_true_and_scores(Y_true, Y_score):
+    """``Y_true`` as a boolean indicator matrix and ``Y_score`` as finite floats of its shape."""
+    yt = _check_indicator(Y_true, "Y_true")
+    return yt, _check_scores(Y_score, yt.shape)
+
+
 def _check_beta(beta):
     """Check the F-measure weight ``beta`` (a positive finite real)."""
     if (
@@ -211,17 +217,21 @@ def _prf_from_counts(tp, fp, fn, beta=1.0):
     return precision, recall, fbeta, jaccard
 
 
-def _instance_counts(yt, yp):
-    """Per-instance true positives, false positives and false negatives."""
-    tp = np.count_nonzero(yt & yp, axis=1)
-    fp = np.count_nonzero(yp & ~yt, axis=1)
-    fn = np.count_nonzero(yt & ~yp, axis=1)
+def _confusion_counts(yt, yp, axis):
+    """True positives, false positives and false negatives along ``axis``.
+
+    ``axis=1``: one count per instance (example-based measures); ``axis=0``: one
+    per label (label-based measures).
+    """
+    tp = np.count_nonzero(yt & yp, axis=axis)
+    fp = np.count_nonzero(yp & ~yt, axis=axis)
+    fn = np.count_nonzero(yt & ~yp, axis=axis)
     return tp, fp, fn
 
 
 def _example_prf(yt, yp, beta=1.0):
     """Mean example-based precision, recall, F-beta and accuracy (Jaccard)."""
-    p, r, f, j = _prf_from_counts(*_instance_counts(yt, yp), beta=beta)
+    p, r, f, j = _prf_from_counts(*_confusion_counts(yt, yp, axis=1), beta=beta)
     return float(p.mean()), float(r.mean()), float(f.mean()), float(j.mean())
 
 

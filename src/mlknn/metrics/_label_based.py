@@ -12,9 +12,9 @@ import numpy as np
 
 from ._example_based import (
     _check_beta,
-    _check_indicator,
-    _check_scores,
     _check_targets,
+    _check_true_and_scores,
+    _confusion_counts,
     _prf_from_counts,
     _undefined,
 )
@@ -32,21 +32,13 @@ __all__ = [
 ]
 
 
-def _label_counts(yt, yp):
-    """Per-label true positives, false positives and false negatives."""
-    tp = np.count_nonzero(yt & yp, axis=0)
-    fp = np.count_nonzero(yp & ~yt, axis=0)
-    fn = np.count_nonzero(yt & ~yp, axis=0)
-    return tp, fp, fn
-
-
 def _macro_prf(yt, yp, beta=1.0):
-    p, r, f, _ = _prf_from_counts(*_label_counts(yt, yp), beta=beta)
+    p, r, f, _ = _prf_from_counts(*_confusion_counts(yt, yp, axis=0), beta=beta)
     return float(p.mean()), float(r.mean()), float(f.mean())
 
 
 def _micro_prf(yt, yp, beta=1.0):
-    tp, fp, fn = (c.sum() for c in _label_counts(yt, yp))
+    tp, fp, fn = (c.sum() for c in _confusion_counts(yt, yp, axis=0))
     p, r, f, _ = _prf_from_counts(tp, fp, fn, beta=beta)
     return float(p), float(r), float(f)
 
@@ -271,8 +263,7 @@ def macro_auc(Y_true, Y_score):
     score : float
         In [0, 1]; 1 is best; NaN if undefined.
     """
-    yt = _check_indicator(Y_true, "Y_true")
-    S = _check_scores(Y_score, yt.shape)
+    yt, S = _check_true_and_scores(Y_true, Y_score)
     return _macro_auc(yt, S)
 
 
@@ -297,6 +288,5 @@ def micro_auc(Y_true, Y_score):
     score : float
         In [0, 1]; 1 is best; NaN if undefined.
     """
-    yt = _check_indicator(Y_true, "Y_true")
-    S = _check_scores(Y_score, yt.shape)
+    yt, S = _check_true_and_scores(Y_true, Y_score)
     return _micro_auc(yt, S)

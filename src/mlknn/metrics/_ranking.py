@@ -33,7 +33,7 @@ they give the same numbers as :func:`ranking_loss` and
 
 import numpy as np
 
-from ._example_based import _check_indicator, _check_scores, _undefined
+from ._example_based import _check_true_and_scores, _undefined
 
 __all__ = ["one_error", "coverage", "ranking_loss", "average_precision"]
 
@@ -168,9 +168,7 @@ def _average_precision(st):
 
 
 def _prepare(Y_true, Y_score):
-    yt = _check_indicator(Y_true, "Y_true")
-    S = _check_scores(Y_score, yt.shape)
-    return _rank_stats(yt, S)
+    return _rank_stats(*_check_true_and_scores(Y_true, Y_score))
 
 
 def one_error(Y_true, Y_score):
