@@ -177,3 +177,28 @@ def test_sparse_explicit_zeros_unsorted_indices_and_float32(name, data):
     est32 = make(name).fit(X.astype(np.float32), Y)
     agree = (np.asarray(est32.predict(X.astype(np.float32))) == ref_pred).mean()
     assert agree >= 0.98
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_real_parameters_are_refused_or_well_defined(name, data, bad):
+    # Every real-valued parameter set to NaN or +-inf is either refused with an
+    # error naming the parameter and the estimator, or (where inf is documented,
+    # e.g. radius=inf, fuzziness=inf, C=inf) gives finite scores in [0, 1].
+    from numbers import Real
+
+    from sklearn.utils._param_validation import Interval, InvalidParameterError
+
+    X, Y = data
+    est = make(name)
+    for param, constraints in type(est)._parameter_constraints.items():
+        if not any((isinstance(c, Interval) and c.type is Real) or c is Real for c in constraints):
+            continue
+        e = make(name, **{param: bad})
+        try:
+            e.fit(X, Y)
+        except InvalidParameterError as exc:
+            assert f"'{param}' parameter of {type(e).__name__}" in str(exc)
+            continue
+        P = e.predict_proba(X)
+        assert np.all(np.isfinite(P)) and P.min() >= 0 and P.max() <= 1, (param, bad)

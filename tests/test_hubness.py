@@ -309,3 +309,20 @@ def test_mp_cosine_equals_euclidean_on_normalised_rows(hub_problem):
     np.testing.assert_array_equal(qc.indices, qe.indices)
     with pytest.raises(ValueError, match="'metric' parameter of MutualProximity must be one of"):
         MutualProximity(4, metric="manhattan").fit(build_graph(BruteNeighbors().fit(X), None, 20), X)
+
+
+def test_reduction_error_messages_name_parameter_rule_and_value(hub_problem):
+    X, Xq = hub_problem
+    index = BruteNeighbors().fit(X)
+    loo = build_graph(index, None, 10)
+    for wm in (np.inf, np.nan, 0, True, "big"):
+        with pytest.raises(ValueError, match=r"'working_memory' parameter of MutualProximity must be a finite number > 0"):
+            MutualProximity(3, working_memory=wm).fit(loo, X)
+    MutualProximity(3, working_memory=np.int64(64)).fit(loo, X)  # numpy ints are numbers
+    with pytest.raises(ValueError, match=r"'graph' parameter of LocalScaling.fit \(the candidate graph\) must be at least n_neighbors = 12 wide. Got width 10"):
+        LocalScaling(12).fit(loo)
+    fitted = LocalScaling(3).fit(loo)
+    with pytest.raises(ValueError, match=r"'graph' parameter of LocalScaling.transform is a leave-one-out graph.*Got 39 points"):
+        fitted.transform(build_graph(BruteNeighbors().fit(X[:40 - 1]), None, 10))
+    with pytest.raises(ValueError, match=r"'X' parameter of hubness_stats.*loo=True.*loo=False"):
+        hubness_stats(build_graph(index, Xq, 5), 3)

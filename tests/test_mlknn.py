@@ -78,6 +78,21 @@ def test_fit_from_graph_equals_fit(small_problem):
     np.testing.assert_array_equal(clf.predict(X[:15] + 0.1), ref.predict(X[:15] + 0.1))
 
 
+def test_graph_errors_name_the_parameter_and_value(small_problem):
+    X, Y = small_problem
+    from mlknn.neighbors import build_graph
+
+    index = BruteNeighbors().fit(X)
+    query = build_graph(index, X[:5], 6)
+    with pytest.raises(ValueError, match=r"'graph' parameter of MLkNN.fit_from_graph must be .*loo=True.*loo=False"):
+        MLkNN(6).fit_from_graph(query, Y[:5])
+    with pytest.raises(ValueError, match=r"'graph' parameter of MLkNN.fit_from_graph .*Got ndarray"):
+        MLkNN(6).fit_from_graph(query.indices, Y[:5])
+    clf = MLkNN(6).fit(X, Y)
+    with pytest.raises(ValueError, match=r"'graph' parameter of MLkNN must be a NeighborGraph. Got ndarray"):
+        clf.predict_proba_from_graph(query.indices)
+
+
 def test_constant_labels_and_single_label(small_problem):
     X, Y = small_problem
     Y = Y.copy()

@@ -162,7 +162,11 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         if not isinstance(graph, NeighborGraph) or not graph.loo:
-            raise ValueError("fit_from_graph needs a leave-one-out NeighborGraph (loo=True).")
+            got = type(graph).__name__ if not isinstance(graph, NeighborGraph) else "a NeighborGraph with loo=False"
+            raise ValueError(
+                f"The 'graph' parameter of {type(self).__name__}.fit_from_graph must be the training "
+                f"set's leave-one-out NeighborGraph (loo=True). Got {got} instead."
+            )
         self._y_input_dtype = _input_dtype(Y)
         Y = check_label_matrix(Y, n_samples=graph.n_points)
         if X is not None:
@@ -246,15 +250,21 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
     def predict_proba_from_graph(self, graph, X=None):
         """Scores from a precomputed query graph (at least ``n_neighbors`` wide)."""
-        check_is_fitted(self)
-        graph = self._transform_graph(graph.take(self._width_for(self.n_train_)), X)
-        return self._predict_proba_graph(graph, X)
+        return self._predict_proba_graph(self._query_from_graph(graph, X), X)
 
     def predict_from_graph(self, graph, X=None):
         """0/1 predictions from a precomputed query graph."""
+        return self._predict_graph(self._query_from_graph(graph, X), X).astype(self._y_dtype, copy=False)
+
+    def _query_from_graph(self, graph, X):
+        """A precomputed query graph sliced to the search width and transformed."""
         check_is_fitted(self)
-        graph = self._transform_graph(graph.take(self._width_for(self.n_train_)), X)
-        return self._predict_graph(graph, X).astype(self._y_dtype, copy=False)
+        if not isinstance(graph, NeighborGraph):
+            raise ValueError(
+                f"The 'graph' parameter of {type(self).__name__} must be a NeighborGraph. "
+                f"Got {type(graph).__name__} instead."
+            )
+        return self._transform_graph(graph.take(self._width_for(self.n_train_)), X)
 
     def _predict_graph(self, graph, X):
         proba = self._predict_proba_graph(graph, X)

@@ -296,8 +296,10 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         else:
             if X is None:
                 raise ValueError(
-                    f"The radius {self.radius_!r} holds more than the {graph.n_neighbors} "
-                    "neighbours of the given graph: pass the query features X as well."
+                    f"The 'X' parameter of {type(self).__name__}.predict_proba_from_graph / "
+                    f"predict_from_graph is required when the radius {self.radius_!r} holds more "
+                    f"than the graph's {graph.n_neighbors} neighbours (for {rows.size} queries): "
+                    "pass the query features X as well. Got X=None."
                 )
             more = backend.radius_neighbors_counts(X[rows], self.radius_, Y)
         sizes[rows], counts[rows] = more

@@ -242,7 +242,7 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         "kernel": [StrOptions({"linear", "poly", "rbf"})],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "coef0": [Real],
+        "coef0": [Interval(Real, None, None, closed="neither")],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],

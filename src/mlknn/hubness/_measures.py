@@ -195,7 +195,10 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
                 f"Got hubness={hubness!r} with a NeighborGraph."
             )
         if not X.loo:
-            raise ValueError("hubness_stats needs a leave-one-out NeighborGraph (loo=True); got loo=False.")
+            raise ValueError(
+                "The 'X' parameter of hubness_stats, when a NeighborGraph, must be a leave-one-out "
+                "graph (loo=True). Got a NeighborGraph with loo=False instead."
+            )
         graph = X.take(k)
     else:
         from sklearn.utils import check_array

@@ -55,6 +55,7 @@ O(n_rows * n_train) distances. The blocks are the one place outside
 point without sorting them.
 """
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,11 +178,7 @@ class _GraphReduction(BaseEstimator):
                 f"(loo=True). Got {type(graph).__name__}"
                 f"{'' if not isinstance(graph, NeighborGraph) else ' with loo=False'} instead."
             )
-        k = self._k()
-        if graph.n_neighbors < k:
-            raise ValueError(
-                f"The candidate graph must be at least n_neighbors = {k} wide; got width {graph.n_neighbors}."
-            )
+        k = self._check_width(graph, "fit")
         X = self._check_X(X, graph.n_points, "fit")
         self.n_train_ = graph.n_points
         self._cand_indices = graph.indices
@@ -211,17 +208,17 @@ class _GraphReduction(BaseEstimator):
 
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first.")
         if not isinstance(graph, NeighborGraph):
-            raise ValueError(f"The 'graph' parameter must be a NeighborGraph. Got {type(graph).__name__} instead.")
-        k = self._k()
-        if graph.n_neighbors < k:
             raise ValueError(
-                f"The candidate graph must be at least n_neighbors = {k} wide; got width {graph.n_neighbors}."
+                f"The 'graph' parameter of {type(self).__name__}.transform must be a NeighborGraph. "
+                f"Got {type(graph).__name__} instead."
             )
+        k = self._check_width(graph, "transform")
         if graph.loo:
             if graph.n_points != self.n_train_:
                 raise ValueError(
-                    f"A leave-one-out graph passed to transform must be the training set's "
-                    f"({self.n_train_} points); got {graph.n_points}."
+                    f"The 'graph' parameter of {type(self).__name__}.transform is a leave-one-out "
+                    f"graph, so it must be the training set's ({self.n_train_} points). "
+                    f"Got {graph.n_points} points instead."
                 )
             if graph.indices.shape == self._cand_indices.shape and np.array_equal(graph.indices, self._cand_indices):
                 return self.fit_graph_
@@ -247,6 +244,16 @@ class _GraphReduction(BaseEstimator):
             )
         return int(k)
 
+    def _check_width(self, graph, where):
+        """k, after checking that the candidate graph is at least k wide."""
+        k = self._k()
+        if graph.n_neighbors < k:
+            raise ValueError(
+                f"The 'graph' parameter of {type(self).__name__}.{where} (the candidate graph) must "
+                f"be at least n_neighbors = {k} wide. Got width {graph.n_neighbors} instead."
+            )
+        return k
+
     def _validate(self):
         self._k()
         nc = self.n_candidates
@@ -257,10 +264,11 @@ class _GraphReduction(BaseEstimator):
             )
         if not isinstance(self.metric, str):
             raise ValueError(f"The 'metric' parameter of {type(self).__name__} must be a str. Got {self.metric!r} instead.")
-        if not (isinstance(self.working_memory, (int, float)) and self.working_memory > 0):
+        wm = self.working_memory
+        if isinstance(wm, bool) or not isinstance(wm, numbers.Real) or not (0 < wm < np.inf):
             raise ValueError(
-                f"The 'working_memory' parameter of {type(self).__name__} must be a number > 0 "
-                f"(megabytes). Got {self.working_memory!r} instead."
+                f"The 'working_memory' parameter of {type(self).__name__} must be a finite number > 0 "
+                f"(megabytes). Got {wm!r} instead."
             )
 
     def _check_X(self, X, n_rows, where):
