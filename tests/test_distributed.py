@@ -79,7 +79,9 @@ def test_graph_equals_brute_with_ties_and_duplicates(client, metric, dtype):
     for k, block in [(1, 80), (7, 60), (60, 50)]:
         dist, ind = ref.kneighbors(None, k)
         g = kneighbors_graph(X, None, k, client=client, metric=metric, train_block=block)
-        _assert_graph_equal(g, dist, ind, loo=True)
+        _assert_graph_equal(g, dist, ind, loo=True)  # query blocks = training blocks
+        g = kneighbors_graph(X, None, k, client=client, metric=metric, train_block=block, query_block=15)
+        _assert_graph_equal(g, dist, ind, loo=True)  # query blocks inside training blocks
         dist, ind = ref.kneighbors(Q, k)
         g = kneighbors_graph(X, Q, k, client=client, metric=metric, train_block=block, query_block=15)
         _assert_graph_equal(g, dist, ind, loo=False)
@@ -94,6 +96,14 @@ def test_graph_loo_keeps_duplicates_and_excludes_only_self(client):
     # every point's whole leave-one-out list (k = n - 1), blocks of one row
     dist, ind = BruteNeighbors().fit(X).kneighbors(None, 6)
     _assert_graph_equal(kneighbors_graph(X, None, 6, client=client, train_block=1), dist, ind, loo=True)
+    _assert_graph_equal(kneighbors_graph(X, None, 6, client=client, query_block=2), dist, ind, loo=True)
+    # more than k + 1 duplicates with lower indices: the own index is not among the
+    # top k + 1 of its training block (the last one is dropped instead)
+    X = np.zeros((50, 3))
+    X[::7] += 1.0
+    dist, ind = BruteNeighbors().fit(X).kneighbors(None, 5)
+    for tb, qb in [(None, 4), (20, 3), (50, 50)]:
+        _assert_graph_equal(kneighbors_graph(X, None, 5, client=client, train_block=tb, query_block=qb), dist, ind, loo=True)
 
 
 def test_graph_sparse_and_dask_inputs(client):
@@ -102,6 +112,7 @@ def test_graph_sparse_and_dask_inputs(client):
     ref = BruteNeighbors().fit(Xs)
     dist, ind = ref.kneighbors(None, 8)
     _assert_graph_equal(kneighbors_graph(Xs, None, 8, client=client, train_block=70), dist, ind, loo=True)
+    _assert_graph_equal(kneighbors_graph(Xs, None, 8, client=client, query_block=32), dist, ind, loo=True)
     dist, ind = ref.kneighbors(Xs[:45], 8)
     g = kneighbors_graph(Xs, Xs[:45], 8, client=client, train_block=70, query_block=20)
     _assert_graph_equal(g, dist, ind, loo=False)
@@ -109,7 +120,7 @@ def test_graph_sparse_and_dask_inputs(client):
     X, Q = _tied_data(np.float32)
     ref = BruteNeighbors().fit(X)
     dist, ind = ref.kneighbors(None, 9)
-    g = kneighbors_graph(da.from_array(X, chunks=(40, 3)), None, 9, client=client)  # the array's chunks
+    g = kneighbors_graph(da.from_array(X, chunks=(40, 3)), None, 9, client=client, query_block=30)
     _assert_graph_equal(g, dist, ind, loo=True)
     dist, ind = ref.kneighbors(Q, 9)
     g = kneighbors_graph(da.from_array(X, chunks=(40, 1)), da.from_array(Q, chunks=(10, 3)), 9, client=client, train_block=64)

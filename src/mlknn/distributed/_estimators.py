@@ -205,7 +205,9 @@ class DistributedKNN:
         Y = _local(Y)
         if not _is_dask_array(X):
             X = _validate_local(X, "X")
-        train = TrainingIndex(X, client, metric=est.metric, train_block=self.train_block, retries=self.retries)
+        train = TrainingIndex(
+            X, client, metric=est.metric, train_block=self.train_block, query_block=self.query_block, retries=self.retries
+        )
         n = train.n_samples_fit_
         width = est._width_for(n)
         est._check_n_neighbors(n, width)
@@ -259,7 +261,7 @@ class DistributedKNN:
 
         def build():
             est = self._scattered_estimator()
-            parts = self.train_.graph_futures(queries, width)
+            parts, _ = self.train_.graph_futures(queries, width)
             return [
                 client.submit(_score_block, est, part, qf, method, retries=self.retries, pure=False)
                 for part, qf in zip(parts, queries.futures)

@@ -1,11 +1,12 @@
 """Exact k-nearest-neighbour graphs on a Dask cluster, block by block.
 
-The training set and the queries are cut into row blocks. One task per training
-block fits :class:`mlknn.neighbors.BruteNeighbors` on it (the single-machine exact
-kernel, unchanged); one task per (query block, training block) pair asks that index
-for the block's top-k and shifts the indices by the block's offset; a tree
-reduction merges the partial top-k lists of a query block by (distance, global
-index) with :func:`numpy.lexsort`.
+The training set is cut into a few large row blocks (memory-bounded) and the
+queries into many small ones (parallelism). One task per (query block, training
+block) pair fits :class:`mlknn.neighbors.BruteNeighbors` on the training block
+(the single-machine exact kernel, unchanged; fitting is O(rows x features), small
+next to the search), asks it for the query block's top-k and shifts the indices by
+the block's offset; a tree reduction merges the partial top-k lists of a query
+block by (distance, global index) with :func:`numpy.lexsort`.
 
 Why the result is identical to ``BruteNeighbors().fit(X).kneighbors(Q, k)``:
 
@@ -21,10 +22,14 @@ Why the result is identical to ``BruteNeighbors().fit(X).kneighbors(Q, k)``:
   single-machine kernel does): two different squared distances can have the same
   rounded square root, and ordering by the root would then break their tie by
   index where the single-machine kernel does not;
-* leave-one-out (``X_query=None``): the query blocks are the training blocks; the
-  diagonal pair uses the kernel's own leave-one-out query, which excludes only the
-  point's own index (duplicates stay), and every off-diagonal pair is an ordinary
-  query.
+* leave-one-out (``X_query=None``): the query blocks are sub-blocks of the
+  training blocks. Against another training block a query block is an ordinary
+  query. Against its own training block: when it is the whole block, the kernel's
+  own leave-one-out query (only the point's own index excluded, duplicates kept);
+  otherwise the block's top-(k + 1) with the point's own index removed (and the
+  last one dropped when the own index was not among them: more than k duplicates
+  with lower indices), which is the leave-one-out list, because removing one
+  element of a sorted list keeps the order of the others.
 """
 
 import math
@@ -38,8 +43,13 @@ __all__ = ["kneighbors_graph", "get_client"]
 
 #: Partial top-k lists merged by one reduction task.
 _FAN_IN = 4
-#: Smallest default block (rows): smaller blocks make the scheduling overhead dominate.
-_MIN_BLOCK = 2048
+#: Default size of a training block (MB of data): few training blocks keep the
+#: per-query overhead (candidates of every block, merges) small; every worker holds
+#: the training block it searches.
+_TRAIN_BLOCK_MB = 256
+#: Default query block: at least this many rows, and about 4 blocks per worker.
+_MIN_QUERY_BLOCK = 256
+_QUERY_BLOCKS_PER_WORKER = 4
 _METRICS = ("euclidean", "sqeuclidean", "cosine")
 
 
@@ -89,14 +99,32 @@ def _is_dask_array(X):
     return hasattr(X, "dask") and hasattr(X, "chunks") and hasattr(X, "to_delayed")
 
 
-def _default_block(n_rows, client):
+def _n_workers(client):
     try:
-        n_workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+        return max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
     except TypeError:  # older distributed: no n_workers argument
-        n_workers = max(1, len(client.scheduler_info()["workers"]))
+        return max(1, len(client.scheduler_info()["workers"]))
     except Exception:  # noqa: BLE001 - a default only
-        n_workers = 1
-    return max(1, min(n_rows, max(_MIN_BLOCK, math.ceil(n_rows / (2 * n_workers)))))
+        return 1
+
+
+def _row_bytes(X):
+    itemsize = np.dtype(X.dtype).itemsize
+    if sp.issparse(X):
+        return max(1.0, X.nnz / max(X.shape[0], 1) * (itemsize + 4) + 8)
+    return max(1.0, X.shape[1] * itemsize)
+
+
+def default_train_block(X):
+    """Rows per training block by default: as many as fit in ``_TRAIN_BLOCK_MB``."""
+    n = X.shape[0]
+    return max(1, min(n, int(_TRAIN_BLOCK_MB * 2**20 // _row_bytes(X))))
+
+
+def default_query_block(n_rows, client):
+    """Rows per query block by default: about 4 blocks per worker, at least 256 rows."""
+    per = math.ceil(n_rows / (_QUERY_BLOCKS_PER_WORKER * _n_workers(client)))
+    return max(1, min(n_rows, max(_MIN_QUERY_BLOCK, per)))
 
 
 def _check_block(block, name):
@@ -116,28 +144,23 @@ class Blocks:
     recomputed by Dask from the array's graph).
     """
 
-    def __init__(self, X, block, client, name, *, local=None):
+    def __init__(self, X, block, client, name):
         self.client = client
         self.name = name
         if _is_dask_array(X):
-            self.local = local
+            self.local = None
             X = _validate_dask(X, name)
-            if block is not None:
-                X = X.rechunk({0: block, 1: -1})
-            elif len(X.chunks[1]) > 1:
-                X = X.rechunk({1: -1})
+            X = X.rechunk({0: block, 1: -1})
             self.dask_array = X
             sizes = [int(s) for s in X.chunks[0]]
             self.shape = (int(sum(sizes)), int(X.shape[1]))
-            self.dtype = X.dtype
         else:
             self.dask_array = None
             self.local = X
             self.shape = X.shape
-            self.dtype = X.dtype
             n = X.shape[0]
-            block = block if block is not None else _default_block(n, client)
             sizes = [min(block, n - s) for s in range(0, n, block)]
+        self.dtype = X.dtype
         self.bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         self.futures = None
         self.send()
@@ -191,18 +214,45 @@ def _block_metric(metric):
     return "sqeuclidean" if metric == "euclidean" else metric
 
 
-def _fit_block(X_block, metric):
-    return BruteNeighbors(metric=_block_metric(metric)).fit(X_block)
+def _slice_rows(X_block, start, stop):
+    return X_block[start:stop]
 
 
-def _block_topk(index, Q_block, k, offset, loo):
-    """Top-k of a query block in one training block, global indices."""
-    n_avail = index.n_samples_fit_ - (1 if loo else 0)
-    kk = min(k, n_avail)
-    n_q = index.n_samples_fit_ if loo else Q_block.shape[0]
+def _block_topk(X_block, Q_block, k, offset, own_start, metric):
+    """Top-k of a query block in one training block, global indices (worker side).
+
+    Parameters
+    ----------
+    X_block : training rows ``offset:offset + len(X_block)``
+    Q_block : the queries; None: the training block itself (leave-one-out)
+    k : int
+    offset : int
+        Global index of the block's first row.
+    own_start : int or None
+        Leave-one-out with a query block that is part of this training block: the
+        local index of its first row (each query's own index is removed). None:
+        ordinary queries.
+    metric : str
+    """
+    index = BruteNeighbors(metric=_block_metric(metric)).fit(X_block)
+    n_fit = index.n_samples_fit_
+    if Q_block is None:  # the whole block against itself: the kernel's own LOO
+        n_q, kk = n_fit, min(k, n_fit - 1)
+        if kk >= 1:
+            dist, ind = index.kneighbors(None, n_neighbors=kk)
+    elif own_start is None:
+        n_q, kk = Q_block.shape[0], min(k, n_fit)
+        dist, ind = index.kneighbors(Q_block, n_neighbors=kk)
+    else:
+        n_q, kk = Q_block.shape[0], min(k + 1, n_fit)
+        dist, ind = index.kneighbors(Q_block, n_neighbors=kk)
+        is_own = ind == (own_start + np.arange(n_q))[:, None]
+        keep = ~is_own
+        keep[~is_own.any(axis=1), -1] = False  # own index beyond the k + 1: drop the last
+        kk -= 1
+        dist, ind = dist[keep].reshape(n_q, kk), ind[keep].reshape(n_q, kk)
     if kk < 1:
         return np.empty((n_q, 0), dtype=np.float64), np.empty((n_q, 0), dtype=np.intp)
-    dist, ind = index.kneighbors(None if loo else Q_block, n_neighbors=kk)
     ind += offset
     return dist, ind
 
@@ -246,13 +296,26 @@ def _tree_reduce(client, parts, k, retries):
 
 # ---------------------------------------------------------------------- graph
 class TrainingIndex:
-    """The training blocks of a distributed search and their fitted block indices.
+    """The training blocks of a distributed search, on the cluster.
 
     Kept between calls (e.g. by :class:`~mlknn.distributed.DistributedKNN`), so the
-    training data are sent and indexed once for every query.
+    training data are sent once for every search.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_train, n_features)
+    client : distributed.Client
+    metric : {"euclidean", "sqeuclidean", "cosine"}
+    train_block : int, optional
+        Rows per training block; default :func:`default_train_block` (as many rows
+        as fit in 256 MB: one block for most data sets).
+    query_block : int, optional
+        Rows per query block of the leave-one-out searches (sub-blocks of the
+        training blocks); default :func:`default_query_block`.
+    retries : int
     """
 
-    def __init__(self, X, client, *, metric="euclidean", train_block=None, retries=1):
+    def __init__(self, X, client, *, metric="euclidean", train_block=None, query_block=None, retries=1):
         if metric not in _METRICS:
             raise ValueError(
                 f"The 'metric' parameter of the distributed search must be one of {_METRICS}. Got {metric!r} instead."
@@ -261,24 +324,18 @@ class TrainingIndex:
         self.metric = metric
         self.retries = retries
         train_block = _check_block(train_block, "train_block")
+        self.query_block = _check_block(query_block, "query_block")
         if not _is_dask_array(X):
             X = _validate_local(X, "X_train")
-        self.blocks = Blocks(X, train_block, client, "X_train")
-        self.n_samples_fit_, self.n_features_in_ = self.blocks.shape
-        self._fit_indices()
-
-    def _fit_indices(self):
-        self.indices = [
-            self.client.submit(_fit_block, f, self.metric, retries=self.retries, pure=False) for f in self.blocks.futures
-        ]
+        else:
+            X = _validate_dask(X, "X_train")
+        self.n_samples_fit_, self.n_features_in_ = int(X.shape[0]), int(X.shape[1])
+        self.blocks = Blocks(X, train_block or default_train_block(X), client, "X_train")
 
     def recover(self):
-        """Send lost training blocks again (numpy / sparse input) and refit the block indices."""
+        """Send lost training blocks again (numpy / sparse input; Dask recomputes a dask array's)."""
         if self.blocks.dask_array is None and self.blocks.lost():
             self.blocks.send()
-            self._fit_indices()
-        elif any(f.status in ("lost", "cancelled", "error") for f in self.indices):
-            self._fit_indices()
 
     def check_n_neighbors(self, n_neighbors, loo):
         limit = self.n_samples_fit_ - 1 if loo else self.n_samples_fit_
@@ -294,11 +351,30 @@ class TrainingIndex:
         query_block = _check_block(query_block, "query_block")
         if not _is_dask_array(X_query):
             X_query = _validate_local(X_query, "X_query")
+        else:
+            X_query = _validate_dask(X_query, "X_query")
         if X_query.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X_query has {X_query.shape[1]} features, but the training set has {self.n_features_in_} features."
             )
-        return Blocks(X_query, query_block, self.client, "X_query")
+        block = query_block or default_query_block(int(X_query.shape[0]), self.client)
+        return Blocks(X_query, block, self.client, "X_query")
+
+    def _loo_queries(self):
+        """(future, start, stop, training block, local start) of each leave-one-out query block."""
+        bounds, client = self.blocks.bounds, self.client
+        size = self.query_block or default_query_block(self.n_samples_fit_, client)
+        out = []
+        for t, fut in enumerate(self.blocks.futures):
+            s, e = int(bounds[t]), int(bounds[t + 1])
+            if e - s <= size:
+                out.append((None, s, e, t, 0))  # the whole block: the kernel's own LOO
+                continue
+            for a in range(s, e, size):
+                b = min(a + size, e)
+                q = client.submit(_slice_rows, fut, a - s, b - s, retries=self.retries, pure=False)
+                out.append((q, a, b, t, a - s))
+        return out
 
     def graph_futures(self, queries, n_neighbors):
         """One future per query block: its merged (distances, indices), final metric.
@@ -311,31 +387,44 @@ class TrainingIndex:
 
         Returns
         -------
-        list of Future
+        futures : list of Future
+        bounds : ndarray
+            Query block ``i`` holds query rows ``bounds[i]:bounds[i + 1]``.
         """
         loo = queries is None
         k = self.check_n_neighbors(n_neighbors, loo)
         self.recover()  # a worker died since the blocks were sent (e.g. between fit and predict)
-        client, bounds = self.client, self.blocks.bounds
-        q_futures = self.blocks.futures if loo else queries.futures
+        client, tb = self.client, self.blocks.bounds
+        if loo:
+            qlist = self._loo_queries()
+        else:
+            qb = queries.bounds
+            qlist = [(f, int(qb[i]), int(qb[i + 1]), None, None) for i, f in enumerate(queries.futures)]
         out = []
-        for qi, qf in enumerate(q_futures):
+        for qf, _, _, own_block, own_start in qlist:
             parts = []
-            for tj, index in enumerate(self.indices):
-                diag = loo and qi == tj
-                parts.append(
-                    client.submit(
-                        _block_topk, index, None if diag else qf, k, int(bounds[tj]), diag, retries=self.retries, pure=False
-                    )
-                )
+            for t, xf in enumerate(self.blocks.futures):
+                own = own_block == t
+                if own and qf is None:
+                    args = (xf, None, k, int(tb[t]), None, self.metric)
+                elif own:
+                    args = (xf, qf, k, int(tb[t]), own_start, self.metric)
+                else:
+                    q = qf if qf is not None else self.blocks.futures[own_block]
+                    args = (xf, q, k, int(tb[t]), None, self.metric)
+                parts.append(client.submit(_block_topk, *args, retries=self.retries, pure=False))
             merged = _tree_reduce(client, parts, k, self.retries)
             out.append(client.submit(_finish, merged, self.metric, retries=self.retries, pure=False))
-        return out
+        bounds = np.array([q[1] for q in qlist] + [qlist[-1][2]], dtype=np.int64)
+        return out, bounds
 
     def kneighbors(self, queries, n_neighbors):
         """Gathered ``(distances, indices)`` of every query (None: leave-one-out)."""
-        futures = self.graph_futures(queries, n_neighbors)
-        parts = _gather_with_recovery(self, queries, futures, lambda: self.graph_futures(queries, n_neighbors))
+
+        def build():
+            return self.graph_futures(queries, n_neighbors)[0]
+
+        parts = _gather_with_recovery(self, queries, build(), build)
         dist = np.concatenate([p[0] for p in parts], axis=0)
         ind = np.concatenate([p[1] for p in parts], axis=0)
         return dist, ind
@@ -391,10 +480,14 @@ def kneighbors_graph(
     client : distributed.Client, optional
         Default: the current default client.
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
-    train_block, query_block : int, optional
-        Rows per block. Default: a dask array's own row chunks; else
-        ``max(2048, ceil(n / (2 * n_workers)))``. With ``X_query=None`` the query
-        blocks are the training blocks (``query_block`` is ignored).
+    train_block : int, optional
+        Rows per training block. Default: as many as fit in 256 MB (one block for
+        most data sets). Every worker holds the training block it searches, so this
+        bounds a worker's memory; more blocks cost more candidates and merges.
+    query_block : int, optional
+        Rows per query block (the parallelism). Default: about 4 blocks per worker,
+        at least 256 rows. With ``X_query=None`` the query blocks are sub-blocks
+        of the training blocks.
     retries : int, default=1
         Passed to every ``client.submit`` (a task that raises is run again).
 
@@ -405,15 +498,19 @@ def kneighbors_graph(
 
     Notes
     -----
-    Tasks: one index per training block, one top-k per (query block, training
-    block), ``ceil`` merges of :data:`_FAN_IN` lists. The graph (n_queries x k) is
-    gathered on the client; :meth:`TrainingIndex.graph_futures` keeps it on the
-    workers instead. Numpy / sparse inputs are scattered from this process; when a
-    worker dies holding a block's only copy, the blocks are scattered again and the
-    search rebuilt (at most twice). Dask arrays are recomputed by Dask itself.
+    Tasks: one top-k per (query block, training block) -- each fits the brute
+    kernel on its training block, O(rows x features) -- and merges of
+    :data:`_FAN_IN` partial lists. The graph (n_queries x k) is gathered on the
+    client; :meth:`TrainingIndex.graph_futures` keeps it on the workers instead.
+    Numpy / sparse inputs are scattered from this process; when a worker dies
+    holding a block's only copy, the blocks are scattered again and the search
+    rebuilt (at most twice). Dask arrays are rechunked to the blocks and recomputed
+    by Dask itself.
     """
     client = get_client(client, "mlknn.distributed.kneighbors_graph")
-    train = TrainingIndex(X_train, client, metric=metric, train_block=train_block, retries=retries)
+    train = TrainingIndex(
+        X_train, client, metric=metric, train_block=train_block, query_block=query_block, retries=retries
+    )
     train.check_n_neighbors(n_neighbors, X_query is None)
     queries = None if X_query is None else train.query_blocks(X_query, query_block)
     dist, ind = train.kneighbors(queries, n_neighbors)
