@@ -31,8 +31,15 @@ import scipy.sparse as sp
 from ..utils._param_validation import Integral, Interval, Real
 from ._base import BaselineClassifier, DecisionScoresMixin
 
-#: Elements of the (features, m, q) cumulative-sum block handled at once.
+#: Elements of a (features, m) block of the per-feature sort.
 _BLOCK_ELEMENTS = 1_000_000
+
+#: Elements of the (features, m, q) cumulative-sum block of the stump search.
+#: Small enough for its temporaries to stay in cache: 2**15 instead of 10**6
+#: made the fit about 1.5x faster (same process, emotions 100 rounds
+#: 1.4-2.0 s -> 0.9-1.1 s, yeast 30 rounds 4.9 s -> 3.2 s); ties are resolved
+#: the same way whatever the block.
+_STUMP_BLOCK_ELEMENTS = 2**15
 
 
 def _column_block(X, cols):
@@ -81,7 +88,7 @@ def best_stump(Dp, Dn, order, values):
     best = (0, -np.inf, best_Z)
     if m < 2:
         return best
-    step = max(1, _BLOCK_ELEMENTS // max(m * q, 1))
+    step = max(1, _STUMP_BLOCK_ELEMENTS // max(m * q, 1))
     for start in range(0, d, step):
         stop = min(d, start + step)
         o = order[start:stop]
