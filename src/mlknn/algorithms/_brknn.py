@@ -166,6 +166,11 @@ class BRkNNa(BRkNN):
     nn_ : fitted neighbour backend
     n_features_in_ : int
 
+    See Also
+    --------
+    BRkNN : the plain 0.5 rule, which may predict the empty set.
+    BRkNNb : predicts as many labels as the neighbours have on average.
+
     References
     ----------
     Spyromitros, Tsoumakas and Vlahavas, SETN 2008 (see :class:`BRkNN`).
@@ -235,6 +240,11 @@ class BRkNNb(BRkNN):
     n_labels_ : int
     nn_ : fitted neighbour backend
     n_features_in_ : int
+
+    See Also
+    --------
+    BRkNN : the plain 0.5 rule.
+    BRkNNa : the 0.5 rule, with the top label when it predicts nothing.
 
     References
     ----------

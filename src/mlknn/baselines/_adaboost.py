@@ -130,6 +130,27 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
         ``confidences_[t, b, j]``: h_t(x, j) for x in block b.
     normalizers_ : ndarray of shape (T,)
         Z_t; their product bounds the training Hamming loss.
+
+    See Also
+    --------
+    BinaryRelevance : independent binary classifiers, one per label.
+
+    References
+    ----------
+    R. E. Schapire and Y. Singer, "BoosTexter: a boosting-based system for text
+    categorization", Machine Learning 39(2-3):135-168, 2000.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 7.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import AdaBoostMH
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = AdaBoostMH(n_estimators=10).fit(data.X, data.Y)
+    >>> clf.confidences_.shape, clf.predict(data.X[:2]).shape
+    ((10, 2, 5), (2, 5))
     """
 
     _parameter_constraints = {

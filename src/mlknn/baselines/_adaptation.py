@@ -65,6 +65,27 @@ class MLDT(BaselineClassifier):
     Attributes
     ----------
     tree_ : DecisionTreeClassifier
+
+    See Also
+    --------
+    BinaryRelevance : one tree per label instead of one multi-label tree.
+
+    References
+    ----------
+    A. Clare and R. D. King, "Knowledge discovery in multi-label phenotype data",
+    PKDD 2001, LNCS 2168, pp. 42-53.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 12.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import MLDT
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = MLDT(max_depth=3, random_state=0).fit(data.X, data.Y)
+    >>> clf.predict_proba(data.X[:2]).shape
+    (2, 5)
     """
 
     _parameter_constraints = {
@@ -235,6 +256,29 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     threshold_coef_ : ndarray of shape (n_labels,)
     threshold_intercept_ : float
     n_iter_ : int
+
+    See Also
+    --------
+    BPMLL : a neural-network ranker with the same threshold model.
+    ThresholdCalibration : the threshold model around any scorer.
+
+    References
+    ----------
+    A. Elisseeff and J. Weston, "A kernel method for multi-labelled
+    classification", Advances in Neural Information Processing Systems 14
+    (NIPS 2001), pp. 681-687, 2002.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 13.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import RankSVM
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = RankSVM(max_iter=50).fit(data.X, data.Y)
+    >>> clf.label_scores(data.X[:2]).shape
+    (2, 5)
     """
 
     _parameter_constraints = {
@@ -407,6 +451,28 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
     threshold_coef_, threshold_intercept_
     loss_ : float
     n_iter_ : int
+
+    See Also
+    --------
+    RankSVM : a large-margin ranker with the same threshold model.
+    MLRBF : a radial-basis-function network.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "Multilabel neural networks with applications to
+    functional genomics and text categorization", IEEE TKDE 18(10):1338-1351, 2006.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 14.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import BPMLL
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = BPMLL(max_iter=20, random_state=0).fit(data.X, data.Y)
+    >>> clf.coefs_[0].shape, clf.coefs_[1].shape
+    ((20, 4), (4, 5))
     """
 
     _parameter_constraints = {
@@ -526,6 +592,25 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
     sigma_ : float
     coef_ : ndarray of shape (L + 1, n_labels)
         Output weights; the last row is the bias.
+
+    See Also
+    --------
+    BPMLL : a multi-layer perceptron trained on a ranking loss.
+    mlknn.MLkNN : a lazy method over the same neighbourhood idea.
+
+    References
+    ----------
+    M.-L. Zhang, "ML-RBF: RBF neural networks for multi-label learning", Neural
+    Processing Letters 29(2):61-74, 2009. Seed 000 (its comparison).
+
+    Examples
+    --------
+    >>> from mlknn.baselines import MLRBF
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = MLRBF(fraction=0.1, random_state=0).fit(data.X, data.Y)
+    >>> clf.coef_.shape[1], clf.predict(data.X[:2]).shape
+    (5, (2, 5))
     """
 
     _parameter_constraints = {
@@ -667,6 +752,28 @@ class CML(BaselineClassifier):
     intercept_ : ndarray of shape (n_labels,)
     pair_coef_ : ndarray of shape (4 C(q, 2),)
     n_iter_ : int
+
+    See Also
+    --------
+    LabelPowerset : whole label sets as classes, without pairwise terms.
+
+    References
+    ----------
+    N. Ghamrawi and A. McCallum, "Collective multi-label classification",
+    CIKM 2005, pp. 195-200.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 15.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import CML
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = CML(max_iter=30).fit(data.X, data.Y)
+    >>> P = clf.predict_proba(data.X[:2])
+    >>> P.shape, bool(((P >= 0) & (P <= 1)).all())
+    ((2, 5), True)
     """
 
     _parameter_constraints = {
@@ -783,6 +890,27 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         Theta.
     shared_coef_ : ndarray of shape (r, n_labels)
         V.
+
+    See Also
+    --------
+    BinaryRelevance : independent per-label models, no shared subspace.
+
+    References
+    ----------
+    S. Ji, L. Tang, S. Yu and J. Ye, "Extracting shared subspace for multi-label
+    classification", KDD 2008, pp. 381-389.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 16.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import MLLS
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = MLLS().fit(data.X, data.Y)
+    >>> clf.subspace_.shape, clf.coef_.shape
+    ((4, 20), (20, 5))
     """
 
     _parameter_constraints = {

@@ -87,11 +87,34 @@ class BinaryRelevance(BaselineClassifier):
     n_labels_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    ClassifierChain : binary relevance with the preceding labels as inputs.
+    StackedBinaryRelevance : binary relevance stacked on its own outputs.
+    mlknn.BRkNN : binary relevance with a kNN vote.
+
     Notes
     -----
     ``predict_proba`` is the base learner's P(label = 1) (the logistic of
     ``decision_function`` for learners without ``predict_proba``); ``predict`` is
     the base learner's own prediction, as in Knowl 7 (``g_j(x) > 0``).
+
+    References
+    ----------
+    M. R. Boutell, J. Luo, X. Shen and C. M. Brown, "Learning multi-label scene
+    classification", Pattern Recognition 37(9):1757-1771, 2004.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 7.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import BinaryRelevance
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = BinaryRelevance(random_state=0).fit(data.X, data.Y)
+    >>> clf.predict(data.X[:2]).shape
+    (2, 5)
     """
 
     _parameter_constraints = {
@@ -162,6 +185,28 @@ class ClassifierChain(BaselineClassifier):
     estimators_ : list of LabelClassifier
         In chain order.
     n_labels_ : int
+
+    See Also
+    --------
+    EnsembleClassifierChains : an ensemble of chains with random orders.
+    BinaryRelevance : the same without the chain.
+
+    References
+    ----------
+    J. Read, B. Pfahringer, G. Holmes and E. Frank, "Classifier chains for
+    multi-label classification", Machine Learning 85(3):333-359, 2011.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 8.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import ClassifierChain
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = ClassifierChain(order="random", random_state=0).fit(data.X, data.Y)
+    >>> sorted(clf.order_.tolist())
+    [0, 1, 2, 3, 4]
     """
 
     _parameter_constraints = {
@@ -223,6 +268,28 @@ class EnsembleClassifierChains(BaselineClassifier):
     estimators_ : list of ClassifierChain
     samples_ : list of ndarray
         Training row indices of each chain.
+
+    See Also
+    --------
+    ClassifierChain : one chain.
+    RAkEL : an ensemble of label-powerset models.
+
+    References
+    ----------
+    J. Read, B. Pfahringer, G. Holmes and E. Frank, "Classifier chains for
+    multi-label classification", Machine Learning 85(3):333-359, 2011.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 8.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import EnsembleClassifierChains
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = EnsembleClassifierChains(n_estimators=3, random_state=0).fit(data.X, data.Y)
+    >>> len(clf.estimators_), clf.predict(data.X[:2]).shape
+    (3, (2, 5))
     """
 
     _parameter_constraints = {
@@ -347,6 +414,28 @@ class LabelPowerset(BaselineClassifier):
         Class c is the label set ``label_sets_[c]``.
     estimator_ : classifier or None
         None when training has a single label set.
+
+    See Also
+    --------
+    RAkEL, RAkELd : label powersets on random subsets of the labels.
+    CML : a model of whole label sets with pairwise label terms.
+
+    References
+    ----------
+    G. Tsoumakas and I. Katakis, "Multi-label classification: an overview",
+    International Journal of Data Warehousing and Mining 3(3):1-13, 2007.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 10.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import LabelPowerset
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = LabelPowerset(random_state=0).fit(data.X, data.Y)
+    >>> clf.label_sets_.shape[1], clf.predict(data.X[:2]).shape
+    (5, (2, 5))
     """
 
     _parameter_constraints = {
@@ -416,10 +505,32 @@ class RAkEL(BaselineClassifier):
         Training frequency of each label: the score of a label that no labelset
         covers (possible when n * k < q, or by chance).
 
+    See Also
+    --------
+    RAkELd : the disjoint version.
+    LabelPowerset : one model over all the labels.
+
     Notes
     -----
     A label covered by no labelset (tau_j = 0; Knowl 10 leaves mu/tau undefined)
     gets its training frequency as score.
+
+    References
+    ----------
+    G. Tsoumakas, I. Katakis and I. Vlahavas, "Random k-labelsets for multilabel
+    classification", IEEE TKDE 23(7):1079-1089, 2011.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 10.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import RAkEL
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = RAkEL(labelset_size=3, random_state=0).fit(data.X, data.Y)
+    >>> clf.labelsets_.shape
+    (10, 3)
     """
 
     _parameter_constraints = {
@@ -506,6 +617,25 @@ class RAkELd(BaselineClassifier):
     labelsets_ : list of ndarray
         The partition.
     estimators_ : list of (label_sets, classifier) pairs
+
+    See Also
+    --------
+    RAkEL : the overlapping version.
+    LabelPowerset : one model over all the labels.
+
+    References
+    ----------
+    G. Tsoumakas, I. Katakis and I. Vlahavas, "Random k-labelsets for multilabel
+    classification", IEEE TKDE 23(7):1079-1089, 2011.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import RAkELd
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = RAkELd(labelset_size=2, random_state=0).fit(data.X, data.Y)
+    >>> [len(ls) for ls in clf.labelsets_]
+    [2, 2, 1]
     """
 
     _parameter_constraints = {
@@ -581,6 +711,29 @@ class CalibratedLabelRanking(BaselineClassifier):
         (j, k) with j < k.
     pairwise_estimators_ : list of LabelClassifier or None
     virtual_estimators_ : list of LabelClassifier
+
+    See Also
+    --------
+    BinaryRelevance : the virtual-label classifiers alone.
+    RankSVM : a ranking learnt by one large-margin model.
+
+    References
+    ----------
+    J. Fuernkranz, E. Huellermeier, E. Loza Mencia and K. Brinker, "Multilabel
+    classification via calibrated label ranking", Machine Learning 73(2):133-153,
+    2008.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 9.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import CalibratedLabelRanking
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = CalibratedLabelRanking(random_state=0).fit(data.X, data.Y)
+    >>> len(clf.pairwise_estimators_), len(clf.virtual_estimators_)
+    (10, 5)
     """
 
     _parameter_constraints = {
@@ -674,6 +827,28 @@ class StackedBinaryRelevance(BaselineClassifier):
         Level 1, fitted on all the training data.
     meta_ : BinaryRelevance
         Level 2.
+
+    See Also
+    --------
+    BinaryRelevance : level 1 alone.
+    ClassifierChain : label dependencies through a chain instead of stacking.
+
+    References
+    ----------
+    S. Godbole and S. Sarawagi, "Discriminative methods for multi-labeled
+    classification", PAKDD 2004, LNCS 3056, pp. 22-30.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 7 and 17.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import StackedBinaryRelevance
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = StackedBinaryRelevance(cv=3, random_state=0).fit(data.X, data.Y)
+    >>> clf.predict(data.X[:2]).shape
+    (2, 5)
     """
 
     _parameter_constraints = {
@@ -788,6 +963,10 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
         b*.
     response_method_ : str
 
+    See Also
+    --------
+    RankSVM, BPMLL : rankers that fit the same threshold model on their outputs.
+
     Notes
     -----
     ``decision_function(X) = f(x) - t(x)`` is positive exactly for the predicted
@@ -795,6 +974,24 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
     is > 0.5 for the predicted labels, not a probability); the wrapped
     estimator's own scores are ``estimator_.predict_proba`` /
     ``estimator_.decision_function``.
+
+    References
+    ----------
+    A. Elisseeff and J. Weston, "A kernel method for multi-labelled
+    classification", Advances in Neural Information Processing Systems 14
+    (NIPS 2001), pp. 681-687, 2002.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 6.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import BinaryRelevance, ThresholdCalibration
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = ThresholdCalibration(BinaryRelevance(random_state=0)).fit(data.X, data.Y)
+    >>> bool(((clf.decision_function(data.X) > 0) == clf.predict(data.X)).all())
+    True
     """
 
     _parameter_constraints = {

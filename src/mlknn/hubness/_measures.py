@@ -107,6 +107,14 @@ def antihub_occurrence(occurrence):
 class HubnessStats:
     """The hubness measures of seed 001's Table 1 for one dataset.
 
+    Returned by :func:`hubness_stats`; the constructor takes the attributes
+    below, in order.
+
+    Parameters
+    ----------
+    skewness, hub_occurrence, antihub_occurrence : float
+    n_neighbors, n_samples, max_occurrence : int
+
     Attributes
     ----------
     skewness : float
@@ -121,6 +129,21 @@ class HubnessStats:
         n.
     max_occurrence : int
         The largest k-occurrence (the biggest hub's reverse-neighbourhood size).
+
+    See Also
+    --------
+    hubness_stats : computes them for a dataset or a leave-one-out graph.
+
+    References
+    ----------
+    Seed 001 (MLHiKNN, Mathematics 2025), eqs 1, 26, 27 and Table 1.
+
+    Examples
+    --------
+    >>> from mlknn.hubness import HubnessStats
+    >>> s = HubnessStats(1.5, 0.1, 0.2, 10, 100, 40)
+    >>> s["skewness"], s.as_dict()["max_occurrence"]
+    (1.5, 40)
     """
 
     skewness: float

@@ -104,6 +104,33 @@ class HubnessGraph(NeighborGraph):
     indices, distances, loo
         As for :class:`~mlknn.neighbors.NeighborGraph`.
     primary_distances : ndarray of shape (n_points, k)
+
+    Attributes
+    ----------
+    indices : ndarray of shape (n_points, k)
+        Training indices of the neighbours, by increasing secondary dissimilarity.
+    distances : ndarray of shape (n_points, k)
+        The secondary dissimilarities.
+    primary_distances : ndarray of shape (n_points, k)
+        The primary (metric) distances of the same neighbours.
+    loo : bool
+        True for the training set's leave-one-out graph.
+
+    See Also
+    --------
+    LocalScaling, MutualProximity, DisSimLocal : the reductions that make one.
+
+    References
+    ----------
+    Seed 001 (MLHiKNN, Mathematics 2025), section 2.2 and Algorithms 4-5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.hubness import HubnessGraph
+    >>> g = HubnessGraph(np.array([[1], [0]]), np.array([[0.2], [0.2]]), True, np.array([[1.0], [1.0]]))
+    >>> g.take(1) is g, g.primary_distances.shape
+    (True, (2, 1))
     """
 
     primary_distances: np.ndarray = None
