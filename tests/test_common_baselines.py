@@ -6,6 +6,8 @@ Modelled on tests/test_common.py (the kNN family). Small parameters keep the
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from _estimator_checks import run_check
+
 from mlknn.baselines import (
     BPMLL,
     CML,
@@ -100,7 +102,7 @@ def all_estimators():
     return [
         BinaryRelevance(random_state=0),
         ClassifierChain(random_state=0),
-        EnsembleClassifierChains(n_estimators=3, random_state=0),
+        EnsembleClassifierChains(n_estimators=2, random_state=0),
         LabelPowerset(random_state=0),
         RAkEL(random_state=0),
         RAkELd(random_state=0),
@@ -109,14 +111,14 @@ def all_estimators():
         ThresholdCalibration(BinaryRelevance(random_state=0)),
         AdaBoostMH(n_estimators=10),
         MLDT(random_state=0),
-        RankSVM(max_iter=50),
-        BPMLL(max_iter=20, random_state=0),
+        RankSVM(max_iter=10),
+        BPMLL(hidden_layer_size=3, max_iter=5, random_state=0),
         MLRBF(fraction=0.1, random_state=0),
-        CML(max_iter=30),
+        CML(max_iter=10),
         MLLS(),
     ]
 
 
 @parametrize_with_checks(all_estimators(), expected_failed_checks=expected_failed_checks)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+def test_sklearn_compatible(estimator, check, request):
+    run_check(estimator, check, request)
