@@ -441,3 +441,23 @@ def test_estimate_recall_of_exact_search_is_one(blobs):
     # A graph of missing slots (-1) has recall 0.
     missing = np.full_like(full, -1)
     assert estimate_recall(index, X, None, n_neighbors=5, approx_indices=missing) == 0.0
+
+
+def test_brute_parallel_chunks_equal_serial(monkeypatch):
+    from mlknn.neighbors import _brute
+
+    rng = np.random.default_rng(10)
+    X = np.vstack([rng.normal(size=(700, 6)), rng.normal(size=(50, 6))[np.repeat(np.arange(50), 2)]])
+    Q = rng.normal(size=(300, 6))
+    serial = BruteNeighbors(n_jobs=1, working_memory=0.5)
+    ref = [serial.fit(X).kneighbors(q, 9) for q in (None, Q)]
+    monkeypatch.setattr(_brute, "_PARALLEL_MIN_WORK", 0)
+    for Xv in (X, X.astype(np.float32), sp.csr_matrix(X)):
+        par = BruteNeighbors(n_jobs=2, working_memory=0.5).fit(Xv)
+        assert par._workers(10, 10) == 2
+        for q, (rd, ri) in zip((None, Q), ref):
+            d, i = par.kneighbors(q if q is None or not sp.issparse(Xv) else sp.csr_matrix(q), 9)
+            if Xv.dtype == np.float32:
+                continue  # other coordinates; covered by the float32 tests
+            np.testing.assert_array_equal(i, ri)
+            np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-12)

@@ -32,6 +32,9 @@ version are gone (see docs/performance.md for the measurements). No n x n matrix
 allocated: a chunk is ``chunk_rows x n_train``.
 """
 
+import os
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
@@ -48,6 +51,9 @@ _METRICS = ("euclidean", "sqeuclidean", "cosine")
 _MIN_CHUNK_ROWS = 256
 _MAX_CHUNK_ROWS = 2048
 _CHUNK_BYTES = 16 << 20
+# Below this many multiply-adds (n_queries x n_fit x d) kneighbors runs in one
+# thread (with multi-threaded BLAS); above, chunks run in parallel threads.
+_PARALLEL_MIN_WORK = 2e9
 # Sparse training data: a chunk's queries are densified (d x rows) up to this size
 # (see fit); beyond it (huge vocabularies) the product stays sparse x sparse.
 _DENSE_Q_BYTES = 64 << 20
@@ -66,7 +72,10 @@ class BruteNeighbors:
     working_memory : float, default=256
         Megabytes one chunk of the distance matrix may take.
     n_jobs : int, optional
-        Unused: BLAS already uses every core (kept for a uniform signature).
+        Threads for large searches (chunks of queries in parallel, each with
+        single-threaded BLAS). None: as many as BLAS would use (respects
+        ``threadpoolctl`` limits); -1: all cores. Small searches run in one thread
+        with multi-threaded BLAS.
     random_state : ignored
 
     Attributes
@@ -192,20 +201,53 @@ class BruteNeighbors:
         gemm_dtype = self._fit_X.dtype if self._fit_aug is not None else np.float64
         itemsize = np.dtype(gemm_dtype).itemsize
         row_bytes = itemsize * max(n_fit, 1)
+        workers = self._workers(n_q, n_fit)
         rows = max(_MIN_CHUNK_ROWS, min(_MAX_CHUNK_ROWS, _CHUNK_BYTES // row_bytes))
-        chunk = max(1, min(int(self.working_memory * 2**20 // row_bytes), rows, n_q))
-        buf = np.empty((chunk, n_fit), dtype=gemm_dtype) if self._fit_aug is not None else None
-        for start in range(0, n_q, chunk):
+        budget = self.working_memory * 2**20 / workers  # one key buffer per worker
+        chunk = max(1, min(int(budget // row_bytes), rows, -(-n_q // workers)))
+        starts = range(0, n_q, chunk)
+        local = threading.local()
+
+        def work(start):
+            buf = getattr(local, "buf", None)
+            if buf is None and self._fit_aug is not None:
+                buf = local.buf = np.empty((chunk, n_fit), dtype=gemm_dtype)
             stop = min(start + chunk, n_q)
-            d, i = self._chunk(
-                Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors, buf
-            )
+            d, i = self._chunk(Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors, buf)
             dist[start:stop], ind[start:stop] = d, i
+
+        if workers == 1 or len(starts) == 1:
+            for start in starts:
+                work(start)
+        else:
+            # Chunks in parallel, each with single-threaded BLAS: the selection and
+            # exact steps (numpy, single-threaded, GIL released) then run on every
+            # core too, instead of idling all cores but one between two GEMMs.
+            from concurrent.futures import ThreadPoolExecutor
+
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1, user_api="blas"):
+                with ThreadPoolExecutor(workers) as pool:
+                    list(pool.map(work, starts))
         if self.metric == "euclidean":
             np.sqrt(dist, out=dist)
         elif self.metric == "cosine":
             dist *= 0.5  # |a-b|^2 = 2 - 2cos for unit vectors
         return (dist, ind) if return_distance else ind
+
+    def _workers(self, n_q, n_fit):
+        """Threads for kneighbors: 1 for small searches, else n_jobs (default: the
+        number of BLAS threads, so that a caller's threadpool limit is respected)."""
+        if n_q * n_fit * max(self.n_features_in_, 1) < _PARALLEL_MIN_WORK:
+            return 1
+        if self.n_jobs is not None:
+            n = (os.cpu_count() or 1) if self.n_jobs < 0 else self.n_jobs
+            return max(1, int(n))
+        from threadpoolctl import threadpool_info
+
+        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+        return max(1, min(blas) if blas else 1)
 
     def _ranking_keys(self, Qc, buf):
         """Step 1: ``v = |x|^2 / 2 - q.x`` for every pair, shape (rows, n_fit)."""
