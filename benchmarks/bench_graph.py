@@ -12,6 +12,9 @@ rounds is kept for each (the machine may be shared, so single timings wander by
 * ``mlknn v0``     - the first version of the same kernel (``legacy_brute.py``), the "before";
 * ``sklearn brute`` - ``NearestNeighbors(algorithm="brute").fit(X).kneighbors()``;
 * ``mlknn faiss``  - the exact faiss backend (flat index + exact re-ranking), if installed.
+
+``cpu ratio``: the same comparison (mlknn brute / GEMM-only) in CPU time on one
+thread, which does not depend on what else runs on the machine.
 """
 
 import numpy as np
@@ -19,7 +22,7 @@ import numpy as np
 from _common import best_of_interleaved, gemm_only, log, markdown_table
 
 
-def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None):
+def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None, cpu_check=True):
     from sklearn.neighbors import NearestNeighbors
 
     from legacy_brute import LegacyBruteNeighbors
@@ -47,12 +50,13 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None):
             results["faiss"] = get_backend("faiss").fit(X).kneighbors(None, k)
 
         t = best_of_interleaved(
-            {"gemm": lambda: gemm_only(X), "ours": ours, "legacy": legacy, "sklearn": sk,
-             "faiss": fa if has_faiss else None},
+            {"gemm256": lambda: gemm_only(X, 256), "gemm1024": lambda: gemm_only(X, 1024), "ours": ours,
+             "legacy": legacy, "sklearn": sk, "faiss": fa if has_faiss else None},
             reps, once=("legacy", "sklearn", "faiss") if n > 20000 else (),
         )
-        bound = t["gemm"]
+        bound = min(t["gemm256"], t["gemm1024"])
         gflops = 2.0 * n * n * d / bound / 1e9
+        cpu = cpu_ratio(X, k) if cpu_check else None
         same_legacy = np.array_equal(results["ours"][1], results["legacy"][1])
         same_faiss = has_faiss and np.array_equal(results["ours"][1], results["faiss"][1])
         sk_agree = float(np.mean(results["ours"][1] == results["sk"][1]))
@@ -63,18 +67,43 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None):
             "sklearn_over_ours": t["sklearn"] / t["ours"], "faiss_s": t["faiss"],
             "faiss_over_ours": None if t["faiss"] is None else t["faiss"] / t["ours"],
             "same_as_legacy": same_legacy, "same_as_faiss": same_faiss, "sklearn_agreement": sk_agree,
+            "cpu_ratio": cpu,
         })
         log(f"  bound {bound:.2f}s ours {t['ours']:.2f}s ({t['ours'] / bound:.2f}x) "
-            f"v0 {t['legacy']:.2f}s sklearn {t['sklearn']:.2f}s faiss {t['faiss']}")
+            f"v0 {t['legacy']:.2f}s sklearn {t['sklearn']:.2f}s faiss {t['faiss']} cpu ratio {cpu}")
     return rows
+
+
+def cpu_ratio(X, k=10):
+    """CPU time of mlknn brute / CPU time of the GEMM-only pass, both on one thread.
+
+    Wall-clock ratios on a shared machine wander; with a single BLAS thread and
+    ``time.process_time`` the ratio measures the work mlknn does beyond the matrix
+    products (selection, exact recomputation, sorting), whatever the load.
+    """
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    from mlknn.neighbors import BruteNeighbors
+
+    best = {}
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(2):
+            for name, fn in (("gemm", lambda: gemm_only(X, 256)),
+                             ("ours", lambda: BruteNeighbors(n_jobs=1).fit(X).kneighbors(None, k))):
+                t = time.process_time()
+                fn()
+                best[name] = min(best.get(name, float("inf")), time.process_time() - t)
+    return best["ours"] / best["gemm"]
 
 
 def table(rows):
     header = ["n", "GEMM GFLOP/s", "GEMM-only pass = bound (s)", "mlknn brute (s)", "x bound", "v0 (s)", "v0 x bound",
               "speed-up vs v0", "sklearn brute (s)", "sklearn / mlknn", "faiss exact (s)", "faiss / mlknn",
-              "same indices (v0, faiss)", "sklearn agreement"]
+              "same indices (v0, faiss)", "sklearn agreement", "cpu ratio (1 thread)"]
     body = [[r["n"], r["gflops"], r["bound_s"], r["ours_s"], r["ratio_bound"], r["legacy_s"],
              r["legacy_ratio_bound"], r["speedup_vs_legacy"], r["sklearn_s"], r["sklearn_over_ours"],
              r["faiss_s"], r["faiss_over_ours"], f"{r['same_as_legacy']}, {r['same_as_faiss']}",
-             f"{r['sklearn_agreement']:.4f}"] for r in rows]
+             f"{r['sklearn_agreement']:.4f}", r["cpu_ratio"]] for r in rows]
     return markdown_table(header, body)

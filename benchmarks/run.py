@@ -55,7 +55,7 @@ def main(argv=None):
         import bench_graph
 
         sizes = (5000, 20000) if args.quick else (5000, 20000, 50000)
-        results["graph"] = bench_graph.run(sizes=sizes, repeats=1 if args.quick else None)
+        results["graph"] = bench_graph.run(sizes=sizes, repeats=1 if args.quick else None, cpu_check=not args.quick)
         tables.append(("Exact leave-one-out training graph (d = 120, float32, k = 10)",
                        bench_graph.table(results["graph"]), _graph_note(results["graph"])))
     if "skml" in sections:
@@ -107,7 +107,8 @@ def main(argv=None):
 def _graph_note(rows):
     out = []
     for r in rows:
-        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_bound']:.2f}x the GEMM bound "
+        cpu = "" if r.get("cpu_ratio") is None else f", {r['cpu_ratio']:.2f}x in one-thread CPU time"
+        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_bound']:.2f}x the GEMM bound{cpu} "
                    f"(v0: {r['legacy_ratio_bound']:.2f}x), {r['sklearn_over_ours']:.2f}x faster than "
                    "scikit-learn brute" + ("" if r["faiss_over_ours"] is None else
                                            f", faiss exact / mlknn brute = {r['faiss_over_ours']:.2f}"))
