@@ -292,6 +292,24 @@ def test_cml_likelihood_matches_loop_and_gradient_is_exact():
     assert check_grad(f, g, params) < 1e-5
 
 
+def test_cml_row_blocks_change_nothing(monkeypatch):
+    # The (rows, label sets) potentials are built in blocks of rows so that no
+    # (n, K) array is allocated; blocks of a few rows must give the same model.
+    import mlknn.baselines._adaptation as adaptation
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4))
+    Y = (rng.uniform(size=(60, 5)) < 0.5).astype(np.uint8)
+    whole = CML(max_iter=20).fit(X, Y)
+    monkeypatch.setattr(adaptation, "_CML_BLOCK_BYTES", 8 * 3 * len(whole.label_sets_))  # 3 rows a block
+    assert len(adaptation._cml_row_blocks(60, len(whole.label_sets_))) == 20
+    blocks = CML(max_iter=20).fit(X, Y)
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(blocks.predict_proba(X), whole.predict_proba(X), atol=1e-8)
+    np.testing.assert_allclose(blocks.predict_log_set_proba(X), whole.predict_log_set_proba(X), atol=1e-7)
+    np.testing.assert_array_equal(blocks.predict(X), whole.predict(X))
+
+
 def test_cml_learns_label_correlation():
     """Labels 0 and 1 always co-occur and label 2 excludes them; x decides which
     group. MAP predictions are training label sets and recover the groups."""

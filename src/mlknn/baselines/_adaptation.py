@@ -686,6 +686,19 @@ def pair_features(S):
     return sp.csr_matrix((np.ones(K * P), (rows, cols.ravel())), shape=(K, 4 * P))
 
 
+#: Bytes of one (rows, label sets) block of CML's potentials. With
+#: label_sets='observed' the number K of label sets can approach the number of
+#: instances (label-rich data), so the (n, K) potentials, their exponentials and
+#: the set probabilities are built a block of rows at a time.
+_CML_BLOCK_BYTES = 16 * 2**20
+
+
+def _cml_row_blocks(n_rows, n_sets):
+    """Row slices whose (rows, n_sets) float64 blocks take about _CML_BLOCK_BYTES."""
+    step = max(1, _CML_BLOCK_BYTES // (8 * max(n_sets, 1)))
+    return [slice(s, min(s + step, n_rows)) for s in range(0, n_rows, step)]
+
+
 def cml_loss_grad(params, X, S, Phi, t, counts, inv_var):
     """CML's negative penalised log-likelihood (Knowl 15) over the label sets S and
     its gradient.
@@ -701,15 +714,20 @@ def cml_loss_grad(params, X, S, Phi, t, counts, inv_var):
     pc = params[d * q + q :]
     A = _safe_dot(X, W) + b
     pair_scores = Phi @ pc
-    E = A @ S.T + pair_scores
-    logZ = logsumexp(E, axis=1)
     St = S[t]
+    logZ = np.empty(m)
+    G = np.empty((m, q))
+    set_proba_sum = np.zeros(S.shape[0])
+    for rows in _cml_row_blocks(m, S.shape[0]):  # (rows, K) potentials, never (m, K)
+        E = A[rows] @ S.T + pair_scores
+        logZ[rows] = logsumexp(E, axis=1)
+        Pm = np.exp(E - logZ[rows, None])
+        G[rows] = St[rows] - Pm @ S
+        set_proba_sum += Pm.sum(axis=0)
     ll = (A * St).sum() + pair_scores[t].sum() - logZ.sum()
-    Pm = np.exp(E - logZ[:, None])
-    G = St - Pm @ S
     gW = np.asarray(X.T @ G)
     gb = G.sum(axis=0)
-    gp = Phi.T @ (counts - Pm.sum(axis=0))
+    gp = Phi.T @ (counts - set_proba_sum)
     value = float(-ll + 0.5 * inv_var * (params**2).sum())
     grad = -np.concatenate([gW.ravel(), gb, gp]) + inv_var * params
     return value, grad
@@ -824,24 +842,34 @@ class CML(BaselineClassifier):
         self.pair_coef_ = res.x[d * q + q :]
         self.n_iter_ = int(res.nit)
 
-    def _log_potentials(self, X):
+    def _log_potential_blocks(self, X):
+        """(rows, log-potentials of those rows over ``label_sets_``), block by block."""
         A = _safe_dot(X, self.coef_) + self.intercept_
         pair_scores = pair_features(self.label_sets_) @ self.pair_coef_
-        return A @ self.label_sets_.T.astype(np.float64) + pair_scores
+        S = self.label_sets_.T.astype(np.float64)
+        for rows in _cml_row_blocks(A.shape[0], S.shape[1]):
+            yield rows, A[rows] @ S + pair_scores
 
     def predict_log_set_proba(self, X):
         """log p(label set k | x) over ``label_sets_``; shape (n, K)."""
         X = self._validate_predict_data(X)
-        E = self._log_potentials(X)
-        return E - logsumexp(E, axis=1, keepdims=True)
+        out = np.empty((X.shape[0], self.label_sets_.shape[0]))
+        for rows, E in self._log_potential_blocks(X):
+            out[rows] = E - logsumexp(E, axis=1, keepdims=True)
+        return out
 
     def _predict(self, X):
-        return self.label_sets_[np.argmax(self._log_potentials(X), axis=1)]
+        out = np.empty((X.shape[0], self.n_labels_), dtype=self.label_sets_.dtype)
+        for rows, E in self._log_potential_blocks(X):
+            out[rows] = self.label_sets_[np.argmax(E, axis=1)]
+        return out
 
     def _predict_proba(self, X):
-        E = self._log_potentials(X)
-        P = np.exp(E - logsumexp(E, axis=1, keepdims=True))
-        return P @ self.label_sets_.astype(np.float64)
+        S = self.label_sets_.astype(np.float64)
+        out = np.empty((X.shape[0], self.n_labels_))
+        for rows, E in self._log_potential_blocks(X):
+            out[rows] = np.exp(E - logsumexp(E, axis=1, keepdims=True)) @ S
+        return out
 
 
 # ------------------------------------------------------------------------- MLLS
