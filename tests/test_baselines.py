@@ -297,6 +297,20 @@ def test_ecc_one_chain_on_all_data_is_a_chain(axis_problem):
 
 
 # ------------------------------------------------------------------------- LP
+def test_label_powerset_marginals_never_exceed_one():
+    # Label 0 is in every label set: its marginal sums every class probability,
+    # 1.0000000000000002 before the clip (seed 0, logistic regression).
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (rng.random((40, 5)) < 0.5).astype(np.uint8)
+    Y[:, 0] = 1
+    P = LabelPowerset(LogisticRegression()).fit(X, Y).predict_proba(X)
+    assert P.min() >= 0.0 and P.max() <= 1.0
+    np.testing.assert_allclose(P[:, 0], 1.0, rtol=0, atol=1e-12)
+
+
 def test_label_powerset_by_construction():
     """Four quadrants, each with its own label set: LP's classes are exactly those
     four sets and it recovers them."""

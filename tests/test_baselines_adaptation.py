@@ -310,6 +310,18 @@ def test_cml_row_blocks_change_nothing(monkeypatch):
     np.testing.assert_array_equal(blocks.predict(X), whole.predict(X))
 
 
+def test_cml_marginals_never_exceed_one():
+    # Label 0 is in every label set, so its marginal is a sum of all the set
+    # probabilities: 1.0000000000000004 before the clip (seed 0).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    Y = (rng.random((40, 5)) < 0.5).astype(np.uint8)
+    Y[:, 0] = 1
+    P = CML(max_iter=20).fit(X, Y).predict_proba(X)
+    assert P.min() >= 0.0 and P.max() <= 1.0
+    np.testing.assert_allclose(P[:, 0], 1.0, rtol=0, atol=1e-12)
+
+
 def test_cml_learns_label_correlation():
     """Labels 0 and 1 always co-occur and label 2 excludes them; x decides which
     group. MAP predictions are training label sets and recover the groups."""

@@ -869,7 +869,8 @@ class CML(BaselineClassifier):
         out = np.empty((X.shape[0], self.n_labels_))
         for rows, E in self._log_potential_blocks(X):
             out[rows] = np.exp(E - logsumexp(E, axis=1, keepdims=True)) @ S
-        return out
+        # A marginal is a sum of set probabilities: rounding can take it 1 ulp past 1.
+        return np.clip(out, 0.0, 1.0, out=out)
 
 
 # ------------------------------------------------------------------------- MLLS

@@ -389,7 +389,8 @@ def _powerset_outputs(sets, model, X):
     else:
         pred = sets[np.asarray(model.predict(X))]
         P = None
-    marg = pred.astype(np.float64) if P is None else P @ sets
+    # A marginal is a sum of class probabilities: rounding can take it 1 ulp past 1.
+    marg = pred.astype(np.float64) if P is None else np.clip(P @ sets, 0.0, 1.0)
     return pred, marg
 
 
