@@ -76,6 +76,16 @@ def best_of(repeats, fn, client=None):
     return (*best, out)
 
 
+def kernel_digest():
+    """SHA-256 prefix of the brute kernel's source as this process imported it."""
+    import hashlib
+    import inspect
+
+    from mlknn.neighbors import _brute
+
+    return hashlib.sha256(inspect.getsource(_brute).encode()).hexdigest()[:12]
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100_000)
@@ -97,7 +107,7 @@ def main(argv=None):
 
     X, Y, Q = make_problem(args.n, args.d, args.labels, args.n_test)
     print(f"# {args.n} x {args.d} float32, {args.labels} labels, k={args.k}, {args.n_test} test queries; "
-          f"{os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"{os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.1f}, kernel {kernel_digest()}")  # fmt: skip
     rows = []
 
     def single(threads):
@@ -125,6 +135,10 @@ def main(argv=None):
         with LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
             with Client(cluster) as client:
                 client.run(importlib.import_module, "mlknn.algorithms._mlknn")  # warm-up: imports on every worker
+                digests = set(client.run(kernel_digest).values())
+                if digests != {kernel_digest()}:  # the source changed since this process imported it
+                    print(f"# WARNING: the workers run another brute kernel ({digests}) than this process "
+                          f"({kernel_digest()}): the comparison is not valid", flush=True)  # fmt: skip
                 kneighbors_graph(X[:4000], None, args.k, client=client, train_block=500)
 
                 def graph():
