@@ -111,7 +111,7 @@ class FaissIVFNeighbors(_FaissBase):
         Number of k-means cells; default ``4 sqrt(n)``, at most ``n / 39`` (faiss
         wants 39 training points per cell).
     nprobe : int, optional
-        Cells visited per query; default ``max(16, nlist // 16)``. Higher: better
+        Cells visited per query; default ``max(16, sqrt(nlist))``. Higher: better
         recall, slower.
     n_jobs : int, optional
     random_state : int, optional
@@ -137,7 +137,10 @@ class FaissIVFNeighbors(_FaissBase):
             nlist = max(1, min(int(4 * math.sqrt(n)), n // 39))
         nlist = max(1, min(int(nlist), n))
         self.nlist_ = nlist
-        self.nprobe_ = min(nlist, self.nprobe if self.nprobe is not None else max(16, nlist // 16))
+        # sqrt(nlist) cells: each query scans about n / (4 sqrt(nlist)) ~ n^(3/4) / 8
+        # points, sub-quadratic in total (nlist / 16 would scan n / 16: quadratic).
+        default = max(16, int(round(math.sqrt(nlist))))
+        self.nprobe_ = min(nlist, self.nprobe if self.nprobe is not None else default)
         quantizer = faiss.IndexFlatL2(d)
         index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_L2)
         index.cp.seed = 1234 if self.random_state is None else int(self.random_state) % (2**31)

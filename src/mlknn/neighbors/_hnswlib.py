@@ -25,7 +25,7 @@ class HnswlibNeighbors(_CandidateBackend):
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
     M : int, default=16
         Graph degree.
-    ef_construction : int, default=200
+    ef_construction : int, default=100
     ef : int, default=64
         Search beam; raised to the number of candidates when that is larger.
     n_jobs : int, optional
@@ -38,7 +38,7 @@ class HnswlibNeighbors(_CandidateBackend):
     _name = "hnswlib"
     _param_names = ("metric", "M", "ef_construction", "ef", "n_jobs", "random_state")
 
-    def __init__(self, metric="euclidean", M=16, ef_construction=200, ef=64, n_jobs=None,
+    def __init__(self, metric="euclidean", M=16, ef_construction=100, ef=64, n_jobs=None,
                  random_state=None):
         self.metric = metric
         self.M = M
