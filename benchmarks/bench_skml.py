@@ -73,7 +73,11 @@ def run(datasets=("yeast", "tmc2007-500"), k=10, repeats=2, max_train=None, max_
         sk_hybrid = _skml_predict(clf1, Xt, 0)
         # mlknn with scikit-multilearn's tie rule (>=), to isolate the tie decision.
         est = MLkNN(n_neighbors=k).fit(X, Y)
-        j1, j0 = est._joint(est.query_graph(Xt)[0])
+        graph = est.query_graph(Xt)[0]
+        counts = np.asarray(Y)[graph.indices].sum(axis=1)  # C_t(l), from public attributes
+        cols = np.arange(Y.shape[1])[None, :]
+        j1 = est.prior_ * est.cond_prob_true_[counts, cols]
+        j0 = (1.0 - est.prior_) * est.cond_prob_false_[counts, cols]
         pred_ge = (j1 >= j0).astype(np.uint8)
         # Queries whose k-th and (k+1)-th neighbours are at the same distance: there
         # the neighbour set depends on the tie rule (mlknn: lower index; scikit-learn:
