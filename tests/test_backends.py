@@ -461,3 +461,20 @@ def test_brute_parallel_chunks_equal_serial(monkeypatch):
                 continue  # other coordinates; covered by the float32 tests
             np.testing.assert_array_equal(i, ri)
             np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("offset,scale", [(1e4, 1.0), (1e3, 1e-4), (0.0, 1e-30)])
+def test_brute_far_from_origin_and_tiny_scales_match_loop_reference(offset, scale):
+    # The float32 ranking keys are computed on centred data: a large common offset
+    # or a tiny spread must not change the (exact, float64) answer.
+    from reference_impls import loop_knn
+
+    rng = np.random.default_rng(11)
+    X = offset + scale * rng.normal(size=(120, 4))
+    Q = offset + scale * rng.normal(size=(9, 4))
+    index = BruteNeighbors().fit(X)
+    for q, loo in ((None, True), (Q, False)):
+        d, i = index.kneighbors(q, 6)
+        rd, ri = loop_knn(X, q, 6, loo=loo)
+        np.testing.assert_array_equal(i, ri)
+        np.testing.assert_allclose(d, rd, rtol=1e-9)

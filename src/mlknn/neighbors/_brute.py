@@ -10,11 +10,14 @@ exact enough for duplicates to come out as 0 (the GEMM expansion
 The algorithm, per chunk of queries (memory bounded by ``working_memory``):
 
 1. one matrix product gives the ranking key ``v = |x|^2 / 2 - q.x`` for every
-   (query, training point) pair: the training matrix is stored augmented with a
-   ``|x|^2 / 2`` column and the queries with a ``-1`` column, so the GEMM writes
-   ``v`` directly into a reused buffer (float32 GEMM when X is float32, else
-   float64). ``v`` orders the training points of a row exactly as the squared
-   distance ``|q|^2 + 2 v`` does, so no elementwise pass is needed;
+   (query, training point) pair: the training matrix is stored centred (minus its
+   column means: distances do not change, the rounding band shrinks for data far
+   from the origin) and augmented with a ``|x|^2 / 2`` column, the queries with a
+   ``-1`` column, so the GEMM writes ``v`` directly into a reused buffer. The GEMM
+   is float32 for float32 and float64 input alike (step 3 makes the result exact).
+   ``v`` orders the training points of a row exactly as the squared distance
+   ``|q|^2 + 2 v`` does, so no elementwise pass is needed. Sparse training data
+   compute ``X @ q`` instead (see ``_chunk_transposed``);
 2. a threshold that is at least the k-th smallest ``v`` of the row, cheaply: the
    columns are split into interleaved groups (column ``j`` belongs to group
    ``j mod B``) and the k-th smallest of the group minima is an upper bound on the
@@ -106,7 +109,7 @@ class BruteNeighbors:
         return self
 
     def _prepare(self, X):
-        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
         if sp.issparse(X):
             X = X.tocsr()
             X.sum_duplicates()  # also sorts indices; explicit zeros are harmless
@@ -147,14 +150,24 @@ class BruteNeighbors:
             self._key_half = (0.5 * self._fit_sqnorm).astype(key_dtype)
         else:
             self._key_X = None
-            # [X, |x|^2 / 2], C-contiguous: the GEMM of step 1 reads it directly;
-            # _fit_X is a view of its first columns (no second copy of X).
+            self._fit_X = X
+            # Step 1's keys in float32 on centred data, for float32 and float64
+            # input alike: [X - mean, |X - mean|^2 / 2], C-contiguous, read by the
+            # GEMM directly. Centring keeps the rounding band (relative to the
+            # norms) narrow for data far from the origin; float32 halves the GEMM of
+            # float64 input. Exactness comes from the float64 recomputation.
             n, d = X.shape
-            aug = np.empty((n, d + 1), dtype=X.dtype)
-            aug[:, :d] = X
-            aug[:, d] = 0.5 * self._fit_sqnorm
+            self._center = X.mean(axis=0, dtype=np.float64) if n else np.zeros(d)
+            aug = np.empty((n, d + 1), dtype=np.float32)
+            csq = np.empty(n, dtype=np.float64)
+            for a in range(0, n, 1 << 15):
+                b = min(a + (1 << 15), n)
+                np.subtract(X[a:b], self._center, out=aug[a:b, :d], casting="unsafe")
+                block = aug[a:b, :d].astype(np.float64)
+                csq[a:b] = np.einsum("ij,ij->i", block, block)
+            aug[:, d] = 0.5 * csq
             self._fit_aug = aug
-            self._fit_X = aug[:, :d]
+            self._key_sqnorm_max = float(csq.max(initial=0.0))
         self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
         self.n_samples_fit_ = X.shape[0]
         self.n_features_in_ = X.shape[1]
@@ -198,7 +211,7 @@ class BruteNeighbors:
         n_q = Q.shape[0]
         dist = np.empty((n_q, n_neighbors), dtype=np.float64)
         ind = np.empty((n_q, n_neighbors), dtype=np.intp)
-        gemm_dtype = self._fit_X.dtype if self._fit_aug is not None else np.float64
+        gemm_dtype = self._fit_aug.dtype if self._fit_aug is not None else np.float64
         itemsize = np.dtype(gemm_dtype).itemsize
         row_bytes = itemsize * max(n_fit, 1)
         workers = self._workers(n_q, n_fit)
@@ -249,17 +262,24 @@ class BruteNeighbors:
         blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
         return max(1, min(blas) if blas else 1)
 
-    def _ranking_keys(self, Qc, buf):
-        """Step 1: ``v = |x|^2 / 2 - q.x`` for every pair, shape (rows, n_fit)."""
+    def _ranking_keys(self, Qc, qn, buf):
+        """Step 1: ``v = |x|^2 / 2 - q.x`` for every pair, shape (rows, n_fit).
+
+        Also returns, per row, the scale of the keys' rounding error (|q|^2 +
+        max |x|^2 in the space the keys were computed in: centred for dense data).
+        """
         X = self._fit_X
         n_rows = Qc.shape[0]
-        if self._fit_aug is not None and not sp.issparse(Qc):
+        if self._fit_aug is not None:
             aug = self._fit_aug
             d = aug.shape[1] - 1
             Qa = np.empty((n_rows, d + 1), dtype=aug.dtype)
-            np.negative(Qc, out=Qa[:, :d], casting="same_kind")
+            Qd = Qc.toarray() if sp.issparse(Qc) else Qc
+            np.subtract(self._center, Qd, out=Qa[:, :d], casting="unsafe")  # -(q - mean)
             Qa[:, d] = 1.0
-            return np.matmul(Qa, aug.T, out=buf[:n_rows])
+            q64 = Qa[:, :d].astype(np.float64)
+            scale = np.einsum("ij,ij->i", q64, q64) + self._key_sqnorm_max
+            return np.matmul(Qa, aug.T, out=buf[:n_rows]), scale
         prod = Qc @ X.T
         D = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
         if not D.flags.c_contiguous:
@@ -267,7 +287,7 @@ class BruteNeighbors:
         if D.dtype != np.float64 and D.dtype != np.float32:
             D = D.astype(np.float64)
         np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
-        return D
+        return D, qn + self._fit_sqnorm_max
 
     def _chunk(self, Qc, qn, loo_offset, k, buf=None):
         X = self._fit_X
@@ -275,7 +295,7 @@ class BruteNeighbors:
         key_X = getattr(self, "_key_X", None)
         if key_X is not None and X.shape[1] * n_rows * key_X.dtype.itemsize <= _DENSE_Q_BYTES:
             return self._chunk_transposed(Qc, qn, loo_offset, k)
-        V = self._ranking_keys(Qc, buf)
+        V, scale = self._ranking_keys(Qc, qn, buf)
         rows = np.arange(n_rows)
         if loo_offset is not None:
             V[rows, rows + loo_offset] = np.inf  # exclude the point itself only
@@ -289,7 +309,7 @@ class BruteNeighbors:
         else:
             G = pool = V
         kth = np.partition(pool, k - 1, axis=1)[:, k - 1].astype(np.float64)
-        delta = _GEMM_RTOL.get(V.dtype, 1e-11) * (qn + self._fit_sqnorm_max)
+        delta = _GEMM_RTOL.get(V.dtype, 1e-11) * scale
         thr = (kth + 2.0 * delta + 1e-300).astype(V.dtype)
         # Step 3: members of the groups whose minimum passes, then the tail columns.
         # (Flat indices: 2-D nonzero and 2-D fancy indexing are several times slower.)
