@@ -5,18 +5,23 @@ name through :func:`register_backend`; :func:`get_backend` returns one.
 
 Registered names (``neighbors=`` of every kNN estimator):
 
-============== ======= ============================================================
-name           exact   needs
-============== ======= ============================================================
-``auto``       yes     the fastest exact backend installed (see ``_auto_backend``)
-``brute``      yes     nothing (BLAS)
-``faiss``      yes     ``pip install 'mlknn[faiss]'``
-``faiss-ivf``  no      ``pip install 'mlknn[faiss]'``
-``faiss-hnsw`` no      ``pip install 'mlknn[faiss]'``
-``hnswlib``    no      ``pip install 'mlknn[hnswlib]'``
-``pynndescent`` no     ``pip install 'mlknn[pynndescent]'``
-``precomputed`` (given) X is a sparse kNN distance graph (see ``PrecomputedNeighbors``)
-============== ======= ============================================================
+=================  =======  ===========================================================
+name               exact    needs
+=================  =======  ===========================================================
+``auto``           yes      nothing: the fastest exact backend measured (``brute``)
+``brute``          yes      nothing (BLAS); dense or sparse input
+``faiss``          yes      ``pip install 'mlknn[faiss]'``; dense input
+``faiss-ivf``      no       ``pip install 'mlknn[faiss]'``; dense input
+``faiss-hnsw``     no       ``pip install 'mlknn[faiss]'``; dense input
+``hnswlib``        no       ``pip install 'mlknn[hnswlib]'``; dense input
+``pynndescent``    no       ``pip install 'mlknn[pynndescent]'``; dense or sparse input
+``precomputed``    (given)  X is a kNN distance graph (see ``PrecomputedNeighbors``)
+=================  =======  ===========================================================
+
+Helpers: :func:`compute_graphs` / :class:`GraphCache` search once for the largest k
+(reuse with ``fit_from_graph``); :func:`recall_at_k` / :func:`estimate_recall` measure
+an approximate backend against exact search; :func:`graph_to_csr` converts a graph
+for ``"precomputed"``. Measurements: ``docs/performance.md``.
 
 The optional libraries are imported only when their backend is fitted.
 """
