@@ -10,7 +10,7 @@ Usage (from the repository root, with the package installed)::
 Sections: ``graph`` (exact training graph vs the GEMM bound, scikit-learn and the
 first version), ``skml`` (MLkNN vs scikit-multilearn; needs scikit-multilearn and
 the datasets), ``estimators`` (every kNN estimator per dataset), ``memory`` (peak RSS
-vs input size), ``nuswide`` (``--full``). The benchmark datasets are read from
+vs input size, and of every kNN estimator on tmc2007-500), ``nuswide`` (``--full``). The benchmark datasets are read from
 ``$MLKNN_DATA`` (default ``../shared/datasets`` relative to the repository root).
 Competitors are timed interleaved, in the same run, and reported as ratios: the
 machine may be shared, so absolute seconds vary; the load average is recorded.
@@ -85,6 +85,11 @@ def main(argv=None):
         results["memory"] = bench_memory.run(sizes=sizes)
         tables.append(("Peak RSS of MLkNN fit + predict (d = 120 float32, q = 20, test = n / 4)",
                        bench_memory.table(results["memory"]), ""))
+        names = ["mlknn", "mlhiknn"] if args.quick else None  # None: every kNN estimator
+        results["memory_estimators"] = bench_memory.run_estimators("tmc2007-500", names=names)
+        tables.append(("Peak RSS of each kNN estimator's fit + predict on tmc2007-500 (k = 10, sparse input)",
+                       bench_memory.table_estimators(results["memory_estimators"]),
+                       "Target: MLHiKNN under 1.5 GB peak RSS. `ru_maxrss` includes loading the data."))
     if "nuswide" in sections:
         import bench_nuswide
 
