@@ -27,10 +27,7 @@ ESTIMATORS = available_estimators()
 
 #: Found by these tests in code owned elsewhere (reported). xfail, not strict,
 #: so the fix needs no change here.
-KNOWN_NONDETERMINISTIC = {
-    "thresholdcalibration": "ThresholdCalibration has no random_state and its default "
-    "estimator BinaryRelevance() builds unseeded decision trees, so two fits differ",
-}
+KNOWN_NONDETERMINISTIC = {}
 
 
 def _params(names):

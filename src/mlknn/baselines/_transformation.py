@@ -954,6 +954,11 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
         cross-validated (an int is KFold without shuffling); ``estimator`` is still
         refitted on all the data for prediction.
     response_method : {'auto', 'predict_proba', 'decision_function'}, default='auto'
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default ``BinaryRelevance()``. A given ``estimator`` is cloned
+        as it is: seed it yourself (its own ``random_state`` is left alone, so
+        a deliberate None stays None). The same seeded clone is used for the
+        cross-validated scores and the final fit.
 
     Attributes
     ----------
@@ -999,15 +1004,23 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
         "estimator": [HasMethods(["fit"]), None],
         "cv": ["cv_object", None],
         "response_method": [StrOptions({"auto", "predict_proba", "decision_function"})],
+        "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, cv=None, response_method="auto"):
+    def __init__(self, estimator=None, *, cv=None, response_method="auto", random_state=None):
         self.estimator = estimator
         self.cv = cv
         self.response_method = response_method
+        self.random_state = random_state
 
     def _fit(self, X, Y):
-        proto = BinaryRelevance() if self.estimator is None else self.estimator
+        if self.estimator is None:
+            # One integer seed drawn once, so that the CV models and the final
+            # model get the same (deterministic) trees even from a RandomState.
+            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+            proto = BinaryRelevance(random_state=None if self.random_state is None else seed)
+        else:
+            proto = self.estimator
         self.estimator_ = clone(proto).fit(X, Y)
         F, self.response_method_ = multilabel_scores(self.estimator_, X, self.response_method)
         if F.shape != Y.shape:
