@@ -73,12 +73,9 @@ PREDICT_TIE_BY_LABEL_INDEX = {
     "brknnb": "the top-s labels by confidence are predicted; ties at the cut go to the lowest label index",
 }
 
-#: Known contract violations found by these tests in code owned elsewhere
-#: (reported; marked xfail, not strict, so the fix needs no change here).
-KNOWN_BUGS = {
-    "cml": "CML.predict_proba sums exp-normalised label-set probabilities into marginals "
-    "without clipping; rounding gives 1.0000000000000002 (found by this test)",
-}
+#: Known contract violations found by these tests (marked xfail, not strict).
+#: Empty: CML's marginals above 1 (found here) are clipped since c75c0d6.
+KNOWN_BUGS = {}
 
 #: Estimators slow enough (> 0.3 s per fit on 30 rows) to get fewer examples.
 SLOW = {"ecc", "ranksvm", "bpmll", "stacking", "mlrbf", "cml", "iblr"}
