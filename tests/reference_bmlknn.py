@@ -54,8 +54,12 @@ def _tables(C, Y, n_bins, s):
     return np.array(prior), cond_true, cond_false
 
 
-def loop_bmlknn(X_train, Y, X_query, k, radius, s=1.0):
+def loop_bmlknn(X_train, Y, X_query, k, radius, s=1.0, neighbours=None):
     """BML-kNN as Table 3, with explicit loops.
+
+    ``neighbours=(train_nbrs, query_nbrs)`` replaces the k nearest neighbours
+    (e.g. by a hubness-reduced graph's); the radius is then checked against the
+    Euclidean distance of each given neighbour, computed here pair by pair.
 
     Returns
     -------
@@ -63,8 +67,13 @@ def loop_bmlknn(X_train, Y, X_query, k, radius, s=1.0):
     prior : (q,), cond_true, cond_false : (k + 1, q)
     """
     m, q = Y.shape
-    train_dist, train_nbrs = loop_knn(X_train, None, k, loo=True)
-    query_dist, query_nbrs = loop_knn(X_train, X_query, k)
+    if neighbours is None:
+        train_dist, train_nbrs = loop_knn(X_train, None, k, loo=True)
+        query_dist, query_nbrs = loop_knn(X_train, X_query, k)
+    else:
+        train_nbrs, query_nbrs = (np.asarray(a)[:, :k] for a in neighbours)
+        train_dist = [[_dist(X_train[i], X_train[a]) for a in train_nbrs[i]] for i in range(m)]
+        query_dist = [[_dist(X_query[t], X_train[a]) for a in query_nbrs[t]] for t in range(len(query_nbrs))]
 
     def bounded_count(dist_row, nbr_row):  # eq (8): delta-kNNs with label l
         counts = [0] * q

@@ -121,6 +121,31 @@ def test_bmlknn_auto_radius(small_problem):
     np.testing.assert_array_equal(clf.predict_proba(X), ref.predict_proba(X))
 
 
+@pytest.mark.parametrize("method", ["ls", "mp", "dsl"])
+def test_bmlknn_hubness_radius_in_metric_units(small_problem, method):
+    # Neighbours from the re-ranked graph; the radius compared with their
+    # Euclidean distances (checked pair by pair in the loop reference), not with
+    # the secondary dissimilarities.
+    X, Y = small_problem
+    Xq = X[:20] + 0.05
+    k = 5
+    radius = _kth_quantile(X, k, 0.5)
+    clf = BMLkNN(k, radius=radius, hubness=method).fit(X, Y)
+    train_nbrs = clf.hubness_.fit_graph_.indices
+    query_nbrs = clf.query_graph(Xq)[0].indices
+    post, pred, prior, ct, cf = loop_bmlknn(X, Y, Xq, k, radius, neighbours=(train_nbrs, query_nbrs))
+    np.testing.assert_allclose(clf.cond_prob_true_, ct, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clf.cond_prob_false_, cf, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clf.predict_proba(Xq), post, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(clf.predict(Xq), pred)
+    # The reduction changed the neighbourhoods (otherwise this proves nothing).
+    assert not np.array_equal(train_nbrs, BruteNeighbors().fit(X).kneighbors(None, k)[1])
+    # "auto": median metric distance to the k-th re-ranked neighbour.
+    auto = BMLkNN(k, radius="auto", hubness=method).fit(X, Y)
+    kth = np.linalg.norm(X - X[auto.hubness_.fit_graph_.indices[:, k - 1]], axis=1)
+    assert auto.radius_ == pytest.approx(float(np.median(kth)), rel=1e-12)
+
+
 # -------------------------------------------------------------------- NC
 @pytest.mark.parametrize("quantile,s", [(0.1, 1.0), (0.5, 1.0), (0.9, 0.5), (0.5, 0.0)])
 @pytest.mark.parametrize("n_neighbors", [1, 5, 79])

@@ -15,7 +15,7 @@ WITH_HUBNESS = [n for n in KNN_ESTIMATORS if "hubness" in get_estimator_class(n)
 
 
 def test_the_main_kNN_estimators_accept_hubness():
-    assert {"mlknn", "dmlknn", "mlhiknn", "brknn", "brknna", "brknnb", "iblr"} <= set(WITH_HUBNESS)
+    assert {"mlknn", "dmlknn", "mlhiknn", "bmlknn", "brknn", "brknna", "brknnb", "iblr"} <= set(WITH_HUBNESS)
 
 
 @pytest.mark.parametrize("name", WITH_HUBNESS)

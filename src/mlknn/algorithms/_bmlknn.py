@@ -17,7 +17,7 @@ over a different neighbourhood:
 
 import numpy as np
 
-from ..base import KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Interval, Real, StrOptions
 from ._kernels import neighbor_label_counts
 from ._mlknn import _BayesCountsMixin
@@ -25,10 +25,20 @@ from ._mlknn import _BayesCountsMixin
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
 
 
+def _metric_distances(graph):
+    """The metric distances of a graph's neighbours (the primary ones of a re-ranked graph).
+
+    After hubness reduction ``graph.distances`` are secondary dissimilarities; the
+    radius stays in the units of ``metric`` (see ``BMLkNN``'s ``hubness``).
+    """
+    primary = getattr(graph, "primary_distances", None)
+    return graph.distances if primary is None else primary
+
+
 def _resolve_radius(radius, graph, k):
     """A float radius, or for "auto" the median LOO distance to the k-th neighbour."""
     if isinstance(radius, str):  # "auto"
-        return float(np.median(graph.distances[:, k - 1]))
+        return float(np.median(_metric_distances(graph)[:, k - 1]))
     return float(radius)
 
 
@@ -41,7 +51,7 @@ def _bounded_counts(graph, Y, radius):
         Number of neighbours in the graph within the radius.
     counts : ndarray of shape (n_points, n_labels), int64
     """
-    inside = graph.distances <= radius
+    inside = _metric_distances(graph) <= radius
     counts = neighbor_label_counts(graph, Y, weights=inside.astype(np.float64))
     return inside.sum(axis=1, dtype=np.int64), np.rint(counts).astype(np.int64)
 
@@ -106,6 +116,14 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     neighbors : str or object, default="brute"
     metric : str, default="euclidean"
     n_jobs : int, optional
+    hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
+        Hubness reduction (:mod:`mlknn.hubness`), as for :class:`MLkNN`: the
+        k neighbours are those of the re-ranked graph, and ``radius`` is still
+        compared with their distances in the units of ``metric`` (the primary
+        distances, not the secondary LS / MP / DSL dissimilarities), so one
+        radius means the same with and without reduction; ``radius="auto"`` is
+        the median primary distance to the k-th re-ranked neighbour. Our
+        extension: seed 002 does not combine BML-kNN with hubness reduction.
 
     Attributes
     ----------
@@ -142,6 +160,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         **KNNMultiLabelBase._parameter_constraints,
         "radius": _RADIUS_CONSTRAINT,
         "smoothing": [Interval(Real, 0, None, closed="left")],
+        "hubness": HUBNESS_CONSTRAINT,
     }
 
     def __init__(
@@ -153,6 +172,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         neighbors="brute",
         metric="euclidean",
         n_jobs=None,
+        hubness=None,
     ):
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -160,6 +180,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.neighbors = neighbors
         self.metric = metric
         self.n_jobs = n_jobs
+        self.hubness = hubness
 
     def _fit_graph(self, graph, Y, X):
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
