@@ -246,6 +246,31 @@ def test_estimator_errors(client):
         model.predict(Q[:, :3])
 
 
+def test_estimator_is_a_scikit_learn_meta_estimator(client):
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    X, Y, Q = _problem()
+    mlknn = get_estimator_class("mlknn")
+    model = DistributedKNN(mlknn(n_neighbors=3), client, query_block=16)
+    params = model.get_params(deep=True)
+    assert params["estimator__n_neighbors"] == 3 and params["client"] is client
+    model.set_params(estimator__n_neighbors=5)
+    assert model.estimator.n_neighbors == 5
+    twin = clone(model)
+    assert twin.client is client  # shared, not deep-copied
+    assert twin.estimator is not model.estimator and twin.estimator.n_neighbors == 5
+    assert twin.query_block == 16 and not hasattr(twin, "estimator_")
+    np.testing.assert_array_equal(twin.fit(X, Y).predict_proba(Q), mlknn(n_neighbors=5).fit(X, Y).predict_proba(Q))
+
+    cv = KFold(3)
+    search = GridSearchCV(model, {"estimator__n_neighbors": [2, 6]}, cv=cv).fit(X, Y)
+    plain = GridSearchCV(mlknn(), {"n_neighbors": [2, 6]}, cv=cv).fit(X, Y)
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+    assert search.best_params_["estimator__n_neighbors"] == plain.best_params_["n_neighbors"]
+    assert repr(model).startswith("DistributedKNN(")
+
+
 def test_estimator_survives_a_restarted_worker(client):
     # A worker that dies between fit and predict takes its scattered training blocks
     # with it: they are sent again from the client and the block indices refitted.

@@ -38,7 +38,9 @@ The results equal the single-machine estimator's exactly: same graph (see
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
+from ..base import MultiLabelMixin
 from ..neighbors import BruteNeighbors, NeighborGraph, is_exact
 from ._graph import TrainingIndex, _gather_with_recovery, _is_dask_array, _validate_local, get_client
 
@@ -119,7 +121,7 @@ def _local(X):
     return X.compute() if _is_dask_array(X) else X
 
 
-class DistributedKNN:
+class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """A kNN estimator of mlknn fitted and applied on a Dask cluster.
 
     ``DistributedKNN(MLkNN(n_neighbors=10), client).fit(X, Y).predict_proba(Q)``
@@ -169,6 +171,12 @@ class DistributedKNN:
     dask array is read by the workers, and only computed here when the estimator
     needs the training features (IBLR-ML+, MP / DSL hubness reduction,
     NeighborhoodClassifier) or for Y.
+
+    A scikit-learn meta-estimator: ``get_params(deep=True)`` exposes the wrapped
+    estimator's parameters as ``estimator__<name>`` (so ``GridSearchCV`` and
+    ``set_params(estimator__n_neighbors=20)`` work), and ``sklearn.base.clone``
+    clones the wrapped estimator but keeps the *same* ``client`` object (a Dask
+    client is a connection, not a value to deep-copy).
     """
 
     def __init__(
@@ -182,8 +190,11 @@ class DistributedKNN:
         self.retries = retries
         self.keep_index = keep_index
 
-    def __repr__(self):
-        return f"DistributedKNN({self.estimator!r})"
+    def __sklearn_clone__(self):
+        # BaseEstimator's clone would deep-copy ``client``; share it instead.
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(client=client, **{name: clone(value, safe=False) for name, value in params.items()})
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, Y):
