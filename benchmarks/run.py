@@ -106,6 +106,8 @@ def main(argv=None):
     _write(Path(args.output), info, mode, tables)
     with open(Path(args.output).with_suffix(".json"), "w") as f:
         json.dump({"machine": info, "mode": mode, "results": results}, f, indent=1, default=str)
+    for title, table, _ in tables:  # the ratios on the terminal too, not only in the file
+        print(f"\n## {title}\n\n{table}", flush=True)
     log(f"wrote {args.output} ({info['total_minutes']} min)")
 
 
