@@ -212,6 +212,46 @@ def test_approximate_recall_on_clustered_data(name):
     assert estimate_recall(index, X, Q, n_neighbors=10, n_samples=100, random_state=0) >= 0.95
 
 
+@pytest.mark.parametrize("name", params(APPROX))
+def test_recall_method_and_estimator_report_it(name):
+    # Hard data (uniform, 32-d) so that recall is below 1 and the numbers mean something;
+    # n_samples >= n searches every row, so the sample estimate equals the full recall.
+    from mlknn import MLkNN
+
+    rng = np.random.default_rng(3)
+    X = rng.random((1500, 32))
+    Q = rng.random((120, 32))
+    Y = (rng.random((1500, 3)) < 0.3).astype(np.uint8)
+    index = get_backend(name, random_state=0).fit(X)
+    b = BruteNeighbors().fit(X)
+    full_loo = recall_at_k(index.kneighbors(None, 10)[1], b.kneighbors(None, 10)[1])
+    full_q = recall_at_k(index.kneighbors(Q, 10)[1], b.kneighbors(Q, 10)[1])
+    assert index.recall(None, 10, n_samples=10**6) == pytest.approx(full_loo, abs=1e-12)
+    assert index.recall(Q, 10, n_samples=10**6) == pytest.approx(full_q, abs=1e-12)
+    assert 0.0 < min(full_loo, full_q) <= 1.0
+
+    est = MLkNN(n_neighbors=10, neighbors=get_backend(name, random_state=0)).fit(X, Y)
+    assert est.neighbor_recall(n_samples=10**6) == pytest.approx(full_loo, abs=1e-12)
+    assert est.neighbor_recall(Q, n_samples=10**6) == pytest.approx(full_q, abs=1e-12)
+    sample = est.neighbor_recall(Q, n_samples=50, random_state=0)
+    assert 0.0 <= sample <= 1.0
+    with pytest.raises(ValueError, match="n_samples"):
+        est.neighbor_recall(n_samples=0)
+
+
+def test_recall_of_exact_and_graph_fitted_estimators():
+    from mlknn import MLkNN
+    from mlknn.neighbors import build_graph
+
+    rng = np.random.default_rng(0)
+    X = rng.random((80, 4))
+    Y = (rng.random((80, 2)) < 0.4).astype(np.uint8)
+    assert MLkNN(5).fit(X, Y).neighbor_recall() == 1.0
+    graph = build_graph(BruteNeighbors().fit(X), None, 5)
+    with pytest.raises(ValueError, match="without an index"):
+        MLkNN(5).fit_from_graph(graph, Y).neighbor_recall()
+
+
 @pytest.mark.parametrize("name", params(SEARCHING))
 def test_float32_and_float64(name, blobs, exact_reference):
     X, Q = blobs

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .neighbors import NeighborGraph, build_graph, get_backend
+from .neighbors import NeighborGraph, build_graph, get_backend, is_exact
 from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context
 from .utils._validation import (  # noqa: F401
     NonNumericInputError,
@@ -216,6 +216,48 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             X = validate_features(self, X, reset=False)
         graph = build_graph(self.nn_, X, self._width_for(self.n_train_))
         return self._transform_graph(graph, X), X
+
+    def neighbor_recall(self, X=None, *, n_samples=1000, random_state=None):
+        """Recall@k of the fitted neighbour search against exact search, on a sample.
+
+        What an approximate backend (``"hnswlib"``, ``"faiss-ivf"``, ...) loses:
+        the mean fraction of the exact neighbours it finds, with k the width this
+        estimator searches (``n_neighbors``, or more with hubness reduction, which
+        re-ranks that raw search). Exact backends return 1.0 without searching.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), optional
+            Queries; None measures the leave-one-out graph of the training set
+            (what ``fit`` learned from).
+        n_samples : int, default=1000
+            Rows searched exactly (drawn without replacement; all if fewer).
+        random_state : int, RandomState instance or None, default=None
+
+        Returns
+        -------
+        float
+            In [0, 1].
+        """
+        check_is_fitted(self)
+        if self.nn_ is None:
+            raise ValueError(
+                "This estimator was fitted from a graph without an index; measure its graph with "
+                "mlknn.neighbors.estimate_recall(index, X_train, approx_indices=...)."
+            )
+        if is_exact(self.nn_):
+            return 1.0
+        if not hasattr(self.nn_, "recall"):
+            raise ValueError(
+                f"The neighbour backend {type(self.nn_).__name__} has no recall(); use "
+                "mlknn.neighbors.estimate_recall(index, X_train, X_query) with its training points."
+            )
+        if X is not None:
+            X = validate_features(self, X, reset=False)
+        if isinstance(n_samples, bool) or not (isinstance(n_samples, Integral) and n_samples >= 1):
+            raise ValueError(f"The 'n_samples' parameter of neighbor_recall must be an int >= 1. Got {n_samples!r}.")
+        return float(self.nn_.recall(X, n_neighbors=self._width_for(self.n_train_), n_samples=int(n_samples),
+                                     random_state=random_state))
 
     def predict_proba(self, X):
         """Scores in [0, 1] for each label.

@@ -663,6 +663,36 @@ class _CandidateBackend:
         self._build(self._as_float32(X))
         return self
 
+    def recall(self, X=None, n_neighbors=10, n_samples=1000, random_state=None):
+        """Recall@k of this fitted index against exact search, on a sample.
+
+        :func:`mlknn.neighbors.estimate_recall` on the training points the index
+        keeps (1.0 up to sampling for an exact backend).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix}, optional
+            Queries; None measures the leave-one-out graph of the training set.
+        n_neighbors : int, default=10
+        n_samples : int, default=1000
+            Rows drawn without replacement; all if fewer.
+        random_state : int, optional
+
+        Returns
+        -------
+        float
+        """
+        from ._reuse import estimate_recall
+
+        if not hasattr(self, "_fit_X"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} index is not fitted yet; call fit first.")
+        if X is not None:
+            X = self._prepare(X)
+        return estimate_recall(self, self._fit_X, X, n_neighbors=n_neighbors, n_samples=n_samples,
+                               random_state=random_state)
+
     def _fallback(self):
         if self._brute is None:
             # Shares the data; the brute index only adds |x|^2 and its own GEMM layout.
