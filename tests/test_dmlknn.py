@@ -106,6 +106,29 @@ def test_blocks_do_not_change_the_result(small_problem, monkeypatch):
     np.testing.assert_array_equal(DMLkNN(5, delta=2).fit(X, Y).predict_proba(X), ref)
 
 
+@pytest.mark.parametrize("delta", [0, 1, 3, 9])
+def test_evidence_counts_of_arbitrary_vectors(small_problem, delta):
+    # Query vectors drawn at random (counts above delta where the training vectors
+    # have 0, counts no training vector has, the all-zero vector) against the
+    # definition, one query and one training instance at a time.
+    X, Y = small_problem
+    k = 6
+    clf = DMLkNN(k, delta=delta).fit(X, Y)
+    rng = np.random.default_rng(delta)
+    queries = rng.integers(0, k + 1, size=(40, Y.shape[1])) * (rng.random((40, Y.shape[1])) < 0.4)
+    queries = np.vstack([queries, np.zeros(Y.shape[1], dtype=int), clf.train_counts_[:10]])
+    v, v_prime = clf.evidence_counts(queries)
+    C = clf.train_counts_
+    for b, c in enumerate(queries):
+        for q in range(Y.shape[1]):
+            want = want_prime = 0
+            for i in range(C.shape[0]):
+                if C[i, q] == c[q] and all(abs(int(C[i, l]) - int(c[l])) <= delta for l in range(Y.shape[1])):
+                    want += int(Y[i, q] == 1)
+                    want_prime += int(Y[i, q] == 0)
+            assert (v[b, q], v_prime[b, q]) == (want, want_prime), (b, q)
+
+
 def test_tie_predicts_zero(small_problem):
     X, Y = small_problem
     clf = DMLkNN(3, delta=1).fit(X, Y)
@@ -113,8 +136,8 @@ def test_tie_predicts_zero(small_problem):
     clf.prior_ = np.full(Y.shape[1], 0.5)
     clf.n_positive_ = np.full(Y.shape[1], clf.n_train_ // 2)
     clf.n_train_ = 2 * (clf.n_train_ // 2)
-    C = clf._group_onehot.shape[1]
-    clf._group_weights[C:] = clf._group_weights[:C]  # v' == v
+    evidence = clf.evidence_counts
+    clf.evidence_counts = lambda counts: (evidence(counts)[0],) * 2  # v' == v
     assert clf.predict(X).sum() == 0
     np.testing.assert_allclose(clf.predict_proba(X), 0.5)
 
