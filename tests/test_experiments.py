@@ -218,6 +218,31 @@ def test_skml_reading_of_mlknn(tmp_path, tiny):
     assert got["hamming_loss"] == pytest.approx(ref["hamming_loss"])
 
 
+@pytest.mark.parametrize("method", ["ls", "dsl"])
+def test_skml_reading_with_hubness_keeps_loo(tmp_path, tiny, method):
+    # mlknn:skml with hubness=: the reduced leave-one-out training graph (no
+    # self-counting) and the unnormalised prior x likelihood on the reduced test graph.
+    from mlknn import MLkNN
+    from mlknn.algorithms._kernels import neighbor_label_counts
+
+    db = tmp_path / "r.db"
+    run_experiment(_cfg(algorithms=("mlknn:skml",), k=(4,), params=(("*", "hubness", (method,)),)), db, data=tiny)
+    X, Y = tiny["tiny"]
+    f = next(iter(make_protocol("5x2", random_state=0).split(X, Y)))
+    Xtr, Ytr, Xte, Yte = X[f.train], Y[f.train], X[f.test], Y[f.test]
+    est = MLkNN(n_neighbors=4, hubness=method).fit(Xtr, Ytr)
+    reduced, _ = est.query_graph(Xte)
+    counts = neighbor_label_counts(reduced, Ytr)
+    scores = est.prior_ * est.cond_prob_true_[counts, np.arange(Y.shape[1])]
+    ref = evaluate(Yte, est.predict(Xte), scores)
+    with ResultsDB(db) as rdb:
+        got = {r["metric"]: r["value"] for r in rdb.rows("repeat = 0 AND fold = 0")}
+    assert got["macro_auc"] == pytest.approx(ref["macro_auc"])
+    assert got["hamming_loss"] == pytest.approx(ref["hamming_loss"])
+    # ... and differs from the posterior (what plain mlknn with hubness scores).
+    assert not np.allclose(scores, est.predict_proba(Xte))
+
+
 def test_parallel_run_equals_serial(tmp_path, tiny):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     cfg = _cfg(algorithms=("mlknn",), k=(3,), protocol=ProtocolConfig("5x2", n_repeats=2, seed=0))

@@ -22,7 +22,9 @@ VARIANTS = {
         "ML-kNN as scikit-multilearn's MLkNN (default ignore_first_neighbours=0) computes "
         "it: each training instance counts itself among its k neighbours when the "
         "likelihoods are estimated, and predict_proba returns the unnormalised prior x "
-        "likelihood P(H1) P(E|H1) instead of the posterior"
+        "likelihood P(H1) P(E|H1) instead of the posterior. With hubness= the training "
+        "neighbourhoods are the reduced leave-one-out graph (no self-counting): the reading "
+        "that matches seed 001's MLKNN-dsl/-ls/-mp columns (docs/reproduction.md)"
     ),
     ("brknna", "skml"): (
         "BRkNN-a read as scikit-multilearn's BRkNNaClassifier behaves: plain BR-kNN "

@@ -216,15 +216,18 @@ def run_fold(task, X, Y):
             t0 = time.perf_counter()
             if _is_knn(est):
                 index, g_tr, g_te = graphs
-                if (spec.base, spec.variant) == ("mlknn", "skml"):
+                skml = (spec.base, spec.variant) == ("mlknn", "skml")
+                if skml and getattr(est, "hubness", None) is None:
+                    # With hubness reduction the training neighbourhoods stay
+                    # leave-one-out (the reduced LOO graph; see VARIANTS).
                     g_tr = _self_included_graph(g_tr, est.n_neighbors)
                 est.fit_from_graph(g_tr, Y_tr, X=X_tr, index=index)
                 fit_s = time.perf_counter() - t0
                 t0 = time.perf_counter()
                 S = est.predict_proba_from_graph(g_te, X_te)
                 P = est.predict_from_graph(g_te, X_te)
-                if (spec.base, spec.variant) == ("mlknn", "skml"):
-                    S = _skml_mlknn_scores(est, g_te, np.asarray(Y_tr))
+                if skml:
+                    S = _skml_mlknn_scores(est, est._transform_graph(g_te, X_te), np.asarray(Y_tr))
                 searched = search_s
             else:
                 est.fit(X_tr, Y_tr)
