@@ -506,6 +506,31 @@ def test_brute_parallel_chunks_equal_serial(monkeypatch):
             np.testing.assert_allclose(d, rd, rtol=1e-12, atol=1e-12)
 
 
+def test_radius_counts_parallel_chunks_equal_serial(monkeypatch):
+    from mlknn.neighbors import _brute
+
+    rng = np.random.default_rng(11)
+    X = np.vstack([rng.normal(size=(700, 6)), rng.normal(size=(50, 6))[np.repeat(np.arange(50), 2)]])
+    Q = rng.normal(size=(300, 6))
+    Y = (rng.random((X.shape[0], 4)) < 0.3).astype(np.uint8)
+    radius = 2.0
+    monkeypatch.setattr(_brute, "_PARALLEL_MIN_WORK", 0)
+    for Xv in (X, sp.csr_matrix(X)):
+        serial = BruteNeighbors(n_jobs=1, working_memory=0.5).fit(Xv)
+        par = BruteNeighbors(n_jobs=2, working_memory=0.5).fit(Xv)
+        for q in (None, Q):
+            qv = q if q is None or not sp.issparse(Xv) else sp.csr_matrix(q)
+            rs, rc = serial.radius_neighbors_counts(qv, radius, Y)
+            ps, pc = par.radius_neighbors_counts(qv, radius, Y)
+            np.testing.assert_array_equal(ps, rs)
+            np.testing.assert_array_equal(pc, rc)
+            # ... and both agree with the exact distances of kneighbors.
+            d, i = serial.kneighbors(qv, X.shape[0] - 1 if q is None else X.shape[0])
+            np.testing.assert_array_equal(rs, (d <= radius).sum(axis=1))
+            want = np.array([Y[i[r][d[r] <= radius]].sum(axis=0) for r in range(len(d))])
+            np.testing.assert_array_equal(rc, want)
+
+
 @pytest.mark.parametrize("offset,scale", [(1e4, 1.0), (1e3, 1e-4), (0.0, 1e-30)])
 def test_brute_far_from_origin_and_tiny_scales_match_loop_reference(offset, scale):
     # The float32 ranking keys are computed on centred data: a large common offset

@@ -229,20 +229,7 @@ class BruteNeighbors:
             d, i = self._chunk(Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors, buf)
             dist[start:stop], ind[start:stop] = d, i
 
-        if workers == 1 or len(starts) == 1:
-            for start in starts:
-                work(start)
-        else:
-            # Chunks in parallel, each with single-threaded BLAS: the selection and
-            # exact steps (numpy, single-threaded, GIL released) then run on every
-            # core too, instead of idling all cores but one between two GEMMs.
-            from concurrent.futures import ThreadPoolExecutor
-
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1, user_api="blas"):
-                with ThreadPoolExecutor(workers) as pool:
-                    list(pool.map(work, starts))
+        _map_chunks(work, starts, workers)
         if self.metric == "euclidean":
             np.sqrt(dist, out=dist)
         elif self.metric == "cosine":
@@ -451,9 +438,12 @@ class BruteNeighbors:
         n_q = Q.shape[0]
         sizes = np.empty(n_q, dtype=np.int64)
         counts = None if L is None else np.empty((n_q, L.shape[1]), dtype=np.int64)
-        # ~3 float64 buffers of chunk_rows x n_fit live at once.
-        chunk = max(1, int(self.working_memory * 2**20 // (3 * 8 * max(n_fit, 1))))
-        for start in range(0, n_q, chunk):
+        workers = self._workers(n_q, n_fit)
+        # ~3 float64-sized buffers of chunk_rows x n_fit live at once per worker.
+        chunk = max(1, int(self.working_memory * 2**20 // (3 * 8 * max(n_fit, 1) * workers)))
+        chunk = min(chunk, max(1, -(-n_q // workers)))
+
+        def work(start):
             stop = min(start + chunk, n_q)
             own = None if rows_fit is None else rows_fit[start:stop]
             # (n_fit, rows): training points along the first axis (see _radius_chunk).
@@ -463,6 +453,8 @@ class BruteNeighbors:
                 # (rows, q) as mask.T @ L: OpenBLAS was erratic (up to 20x slower)
                 # on the equivalent L.T @ mask with few labels.
                 counts[start:stop] = np.rint(inside.astype(L.dtype).T @ L)
+
+        _map_chunks(work, range(0, n_q, chunk), workers)
         return sizes if L is None else (sizes, counts)
 
     def _radius_chunk(self, Qc, qn, own, radius):
@@ -531,6 +523,26 @@ class BruteNeighbors:
         if own is not None:
             inside[own, np.arange(n_rows)] = False  # leave-one-out: the point itself only
         return inside
+
+
+def _map_chunks(work, starts, workers):
+    """``work(start)`` for every chunk start, on ``workers`` threads.
+
+    Chunks in parallel, each with single-threaded BLAS: the selection and exact
+    steps (numpy, single-threaded, GIL released) then run on every core too,
+    instead of idling all cores but one between two matrix products.
+    """
+    if workers == 1 or len(starts) <= 1:
+        for start in starts:
+            work(start)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(work, starts))
 
 
 def _round_toward(values, dtype, down):
