@@ -749,10 +749,20 @@ class _CandidateBackend:
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError(f"This {type(self).__name__} index is not fitted yet; call fit first.")
+        approx = None
         if X is not None:
             X = self._prepare(X)
+        elif self._loo_reads_built_graph(n_neighbors):
+            # The leave-one-out answer comes from a graph built at fit, not from
+            # searching the training points as queries: measure that graph itself.
+            approx = self.kneighbors(None, n_neighbors, return_distance=False)
         return estimate_recall(self, self._fit_X, X, n_neighbors=n_neighbors, n_samples=n_samples,
-                               random_state=random_state)
+                               random_state=random_state, approx_indices=approx)
+
+    def _loo_reads_built_graph(self, n_neighbors):
+        """Whether ``kneighbors(None, n_neighbors)`` reads a graph built at fit
+        (then measuring it costs no search) rather than searching the training points."""
+        return False
 
     def _fallback(self):
         if self._brute is None:
