@@ -240,6 +240,8 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             In [0, 1].
         """
         check_is_fitted(self)
+        if isinstance(n_samples, bool) or not (isinstance(n_samples, Integral) and n_samples >= 1):
+            raise ValueError(f"The 'n_samples' parameter of neighbor_recall must be an int >= 1. Got {n_samples!r}.")
         if self.nn_ is None:
             raise ValueError(
                 "This estimator was fitted from a graph without an index; measure its graph with "
@@ -254,8 +256,6 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             )
         if X is not None:
             X = validate_features(self, X, reset=False)
-        if isinstance(n_samples, bool) or not (isinstance(n_samples, Integral) and n_samples >= 1):
-            raise ValueError(f"The 'n_samples' parameter of neighbor_recall must be an int >= 1. Got {n_samples!r}.")
         return float(self.nn_.recall(X, n_neighbors=self._width_for(self.n_train_), n_samples=int(n_samples),
                                      random_state=random_state))
 
