@@ -243,6 +243,52 @@ def test_skml_reading_with_hubness_keeps_loo(tmp_path, tiny, method):
     assert not np.allclose(scores, est.predict_proba(Xte))
 
 
+def test_approximate_search_records_its_recall(tmp_path, tiny, monkeypatch):
+    # An "approximate" fold search that misses exactly one of the k true neighbours
+    # of every test query: search_recall must be (k - 1) / k, on kNN cells only, and
+    # the report shows it in a sentence, not in the metric tables.
+    from mlknn.experiments import _runner
+    from mlknn.neighbors import NeighborGraph
+
+    real = _runner.search_graphs
+
+    class Approx:  # the brute index, declared approximate
+        exact = False
+
+        def __init__(self, index):
+            self._index, self.metric = index, index.metric
+
+        def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+            return self._index.kneighbors(X, n_neighbors, return_distance)
+
+    def lossy(X_train, X_test, width, **kw):
+        index, g_tr, g_te = real(X_train, X_test, width, **kw)
+        ind = g_te.indices.copy()
+        ind[:, -1] = [next(j for j in range(X_train.shape[0]) if j not in row) for row in ind]
+        return Approx(index), g_tr, NeighborGraph(ind, g_te.distances, loo=False)
+
+    monkeypatch.setattr(_runner, "search_graphs", lossy)
+    db = tmp_path / "r.db"
+    run_experiment(_cfg(algorithms=("mlknn", "br"), k=(4,)), db, data=tiny)
+    with ResultsDB(db) as rdb:
+        rows = [r for r in rdb.rows() if r["metric"] == "search_recall"]
+    assert {r["algorithm"] for r in rows} == {"mlknn"}
+    assert len(rows) == 10 and all(r["value"] == pytest.approx(3 / 4) for r in rows)
+
+    from mlknn.report import build_report
+
+    md = build_report(db, tmp_path / "rep", dataset_figures=False)["markdown"].read_text()
+    assert "recall@k of the test queries' graph against exact search" in md
+    assert "tiny 0.7500 (min 0.7500)" in md
+    assert "search_recall" not in md  # not a metric column, row or ranked table
+    # An exact search records nothing.
+    monkeypatch.setattr(_runner, "search_graphs", real)
+    db2 = tmp_path / "r2.db"
+    run_experiment(_cfg(algorithms=("mlknn",), k=(4,)), db2, data=tiny)
+    with ResultsDB(db2) as rdb:
+        assert not [r for r in rdb.rows() if r["metric"] == "search_recall"]
+
+
 def test_parallel_run_equals_serial(tmp_path, tiny):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     cfg = _cfg(algorithms=("mlknn",), k=(3,), protocol=ProtocolConfig("5x2", n_repeats=2, seed=0))

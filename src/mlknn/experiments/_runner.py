@@ -182,7 +182,7 @@ def run_fold(task, X, Y):
 
     built = [(spec, make_estimator(spec, task.seed)) for spec in task.specs]
     knn = [(s, e) for s, e in built if _is_knn(e)]
-    graphs, search_s = None, 0.0
+    graphs, search_s, recall = None, 0.0, None
     if knn:
         widths = []
         for spec, est in knn:
@@ -196,6 +196,7 @@ def run_fold(task, X, Y):
         t0 = time.perf_counter()
         graphs = search_graphs(X_tr, X_te, max(widths), **task.search)
         search_s = time.perf_counter() - t0
+        recall = _search_recall(graphs, X_tr, X_te, max(widths), task.seed, f)
 
     base = {
         "dataset": task.dataset,
@@ -240,13 +241,35 @@ def run_fold(task, X, Y):
             P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
             values = evaluate(Y_te, P, S)
         est_json = _params_json(est)
-        for m in METRIC_NAMES:
+        if _is_knn(est) and recall is not None:
+            values = {**values, SEARCH_RECALL: recall}
+        for m in list(METRIC_NAMES) + ([SEARCH_RECALL] if SEARCH_RECALL in values else []):
             rows.append(
                 {**base, "algorithm": spec.name, "params": spec.key(), "metric": m, "value": values[m],
                  "fit_seconds": fit_s, "predict_seconds": pred_s, "search_seconds": searched,
                  "estimator": f"{type(est).__name__}{est_json}"}
             )  # fmt: skip
     return rows
+
+
+#: Extra result row of the kNN cells of a grid searched with an approximate
+#: backend: recall@width of the fold's test-query graph against exact search.
+SEARCH_RECALL = "search_recall"
+
+#: Test queries searched exactly per fold to measure it.
+SEARCH_RECALL_SAMPLES = 200
+
+
+def _search_recall(graphs, X_tr, X_te, width, seed, fold):
+    """Recall of an approximate fold search on a sample of the test queries (None if exact)."""
+    from ..neighbors import estimate_recall, is_exact
+
+    index, _, g_te = graphs
+    if index is None or is_exact(index) or g_te is None:
+        return None
+    return estimate_recall(index, X_tr, X_te, n_neighbors=width, n_samples=SEARCH_RECALL_SAMPLES,
+                           random_state=(int(seed) + 7919 * int(fold.repeat) + int(fold.fold)) % 2**32,
+                           approx_indices=g_te.indices)
 
 
 def _run_fold_job(task, X, Y):
