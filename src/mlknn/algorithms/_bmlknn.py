@@ -25,20 +25,10 @@ from ._mlknn import _BayesCountsMixin
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
 
 
-def _metric_distances(graph):
-    """The metric distances of a graph's neighbours (the primary ones of a re-ranked graph).
-
-    After hubness reduction ``graph.distances`` are secondary dissimilarities; the
-    radius stays in the units of ``metric`` (see ``BMLkNN``'s ``hubness``).
-    """
-    primary = getattr(graph, "primary_distances", None)
-    return graph.distances if primary is None else primary
-
-
 def _resolve_radius(radius, graph, k):
     """A float radius, or for "auto" the median LOO distance to the k-th neighbour."""
     if isinstance(radius, str):  # "auto"
-        return float(np.median(_metric_distances(graph)[:, k - 1]))
+        return float(np.median(graph.metric_distances[:, k - 1]))
     return float(radius)
 
 
@@ -51,7 +41,7 @@ def _bounded_counts(graph, Y, radius):
         Number of neighbours in the graph within the radius.
     counts : ndarray of shape (n_points, n_labels), int64
     """
-    inside = _metric_distances(graph) <= radius
+    inside = graph.metric_distances <= radius
     counts = neighbor_label_counts(graph, Y, weights=inside.astype(np.float64))
     return inside.sum(axis=1, dtype=np.int64), np.rint(counts).astype(np.int64)
 

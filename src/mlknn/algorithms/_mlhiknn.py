@@ -242,8 +242,7 @@ class MLHiKNN(KNNMultiLabelBase):
     def _relevance(self, graph):
         """r^l(t) (eqs 5-6) for the points of a graph, shape (n_points, q)."""
         k = self.n_neighbors
-        primary = getattr(graph, "primary_distances", None)
-        dist = graph.distances if primary is None else primary
+        dist = graph.metric_distances  # primary distances after hubness reduction
         wd = np.ones(dist.shape) if self.variant == "d1" else distance_weights(dist, float(self.beta))
         if self.variant == "h1":
             wh = np.ones(dist.shape)

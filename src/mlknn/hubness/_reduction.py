@@ -144,6 +144,11 @@ class HubnessGraph(NeighborGraph):
                 f"and {self.indices.shape}."
             )
 
+    @property
+    def metric_distances(self):
+        """The primary distances: what a radius or a distance weight is compared with."""
+        return self.primary_distances
+
     def take(self, n_neighbors):
         """The first ``n_neighbors`` columns (all three arrays sliced)."""
         base = super().take(n_neighbors)

@@ -43,6 +43,12 @@ class NeighborGraph:
             )
 
     @property
+    def metric_distances(self):
+        """Distances in the units of the metric (``distances`` here; a hubness-reduced
+        graph overrides it with its primary distances)."""
+        return self.distances
+
+    @property
     def n_points(self):
         return self.indices.shape[0]
 
