@@ -759,6 +759,11 @@ class _CandidateBackend:
         return estimate_recall(self, self._fit_X, X, n_neighbors=n_neighbors, n_samples=n_samples,
                                random_state=random_state, approx_indices=approx)
 
+    def _loo_width(self, n_neighbors):
+        """Candidates asked of the library for a leave-one-out search: one slot for
+        the point itself, plus the re-ranking margin."""
+        return min(n_neighbors + 1 + self._margin, self.n_samples_fit_)
+
     def _loo_reads_built_graph(self, n_neighbors):
         """Whether ``kneighbors(None, n_neighbors)`` reads a graph built at fit
         (then measuring it costs no search) rather than searching the training points."""
@@ -797,7 +802,7 @@ class _CandidateBackend:
                     f"{self.n_features_in_} features."
                 )
             qn, own = _row_sqnorms(Q), None
-        width = min(k + (1 if loo else 0) + self._margin, n_fit)
+        width = self._loo_width(k) if loo else min(k + self._margin, n_fit)
         cand, approx = self._search(None if loo else self._as_float32(Q), width)
         cand, approx = np.asarray(cand), np.asarray(approx)
         sq = np.empty((Q.shape[0], k))

@@ -59,9 +59,6 @@ class PyNNDescentNeighbors(_CandidateBackend):
             verbose=False,
         )
 
-    def _loo_width(self, n_neighbors):
-        return min(n_neighbors + 1 + self._margin, self.n_samples_fit_)
-
     def _loo_reads_built_graph(self, n_neighbors):
         return self._loo_width(n_neighbors) <= self._graph_width
 
