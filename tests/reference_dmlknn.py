@@ -9,8 +9,12 @@ smoothed (eq 13); the training instances' counting vectors are leave-one-out.
 import numpy as np
 
 
-def loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s=1.0):
+def loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s=1.0, variant="paper"):
     """DML-kNN with explicit loops over labels, training instances and queries.
+
+    ``variant="mulan"`` is MULAN's reading: delta = 6 whatever ``delta`` says,
+    prior ``(s + u) / (2 s + n)``, decision ``p1 >= p0``, posterior ``p1`` when
+    ``p1 + p0 = 0``.
 
     Parameters
     ----------
@@ -29,6 +33,8 @@ def loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s=1.0):
     v, v_prime : (m_test, Q) the counters of steps 5-12
     """
     n, Q = Y.shape
+    if variant == "mulan":
+        delta = 6
     # Steps 1-3.
     prior1 = [0.0] * Q
     u = [0] * Q
@@ -37,7 +43,7 @@ def loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s=1.0):
         total = 0
         for i in range(n):
             total += int(Y[i, q])
-        prior1[q] = total / n
+        prior1[q] = (s + total) / (2 * s + n) if variant == "mulan" else total / n
         u[q] = total
         u_prime[q] = n - total
 
@@ -81,8 +87,12 @@ def loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s=1.0):
             like0 = (s + v_prime[q]) / d0 if d0 > 0 else 0.0  # step 15
             p1 = prior1[q] * like1
             p0 = (1.0 - prior1[q]) * like0
-            prediction[t, q] = 1 if p1 > p0 else 0  # step 16
-            posterior[t, q] = p1 / (p1 + p0) if p1 + p0 > 0 else prior1[q]  # step 17
+            if variant == "mulan":
+                prediction[t, q] = 1 if p1 >= p0 else 0
+                posterior[t, q] = p1 / (p1 + p0) if p1 + p0 > 0 else p1
+            else:
+                prediction[t, q] = 1 if p1 > p0 else 0  # step 16
+                posterior[t, q] = p1 / (p1 + p0) if p1 + p0 > 0 else prior1[q]  # step 17
             v_all[t, q] = v[q]
             vp_all[t, q] = v_prime[q]
     return posterior, prediction, np.array(prior1), v_all, vp_all

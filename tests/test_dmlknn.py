@@ -10,12 +10,12 @@ from mlknn.neighbors import BruteNeighbors, build_graph
 from reference_dmlknn import loop_dmlknn
 
 
-def _check_against_loop(X, Y, Xq, k, delta, s):
-    clf = DMLkNN(n_neighbors=k, delta=delta, smoothing=s).fit(X, Y)
+def _check_against_loop(X, Y, Xq, k, delta, s, variant="paper"):
+    clf = DMLkNN(n_neighbors=k, delta=delta, smoothing=s, variant=variant).fit(X, Y)
     index = BruteNeighbors().fit(X)
     train_nbrs = index.kneighbors(None, k)[1]
     query_nbrs = index.kneighbors(Xq, k)[1]
-    post, pred, prior, v, v_prime = loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s)
+    post, pred, prior, v, v_prime = loop_dmlknn(train_nbrs, Y, query_nbrs, k, delta, s, variant=variant)
     np.testing.assert_allclose(clf.prior_, prior, rtol=0, atol=1e-12)
     counts = build_graph(index, Xq, k).to_csr(X.shape[0]) @ Y.astype(np.int64)
     got_v, got_vp = clf.evidence_counts(np.asarray(counts))
@@ -31,6 +31,56 @@ def _check_against_loop(X, Y, Xq, k, delta, s):
 def test_dmlknn_matches_loop_reference(small_problem, k, delta, s):
     X, Y = small_problem
     _check_against_loop(X, Y, X[:20] + 0.05, k, delta, s)
+
+
+@pytest.mark.parametrize("k,s", [(3, 1.0), (8, 1.0), (5, 0.0), (10, 0.5)])
+def test_mulan_variant_matches_loop_reference(small_problem, k, s):
+    X, Y = small_problem
+    _check_against_loop(X, Y, X[:20] + 0.05, k, 6, s, variant="mulan")
+
+
+def test_mulan_hand_worked_example():
+    # The five points of test_hand_worked_example, k = 1, s = 1, Q = 2. MULAN's
+    # delta = 6 >= k makes every training vector qualify on the window.
+    X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0]])
+    Y = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [0, 1]])
+    clf = DMLkNN(n_neighbors=1, smoothing=1.0, variant="mulan").fit(X, Y)
+    # Smoothed prior (s + u) / (2 s + n) with u = [2, 3], n = 5: [3/7, 4/7].
+    np.testing.assert_allclose(clf.prior_, [3 / 7, 4 / 7])
+    assert clf.delta_ == 6
+    # Query 0.4 -> neighbour 0 -> c_x = [1, 0].
+    # label 0: c_i(0) == 1 for i = 0, 1, 2 with y = 1, 1, 0 -> v = 2, v' = 1;
+    #   L1 = 3/4, L0 = 2/5; Pin = 3/7 * 3/4 = 9/28, Pout = 4/7 * 2/5 = 8/35 -> 45/77.
+    # label 1: c_i(1) == 0 for i = 1, 4 with y = 1, 1 -> v = 2, v' = 0;
+    #   L1 = 3/5, L0 = 1/4; Pin = 4/7 * 3/5 = 12/35, Pout = 3/7 * 1/4 = 3/28 -> 16/21.
+    np.testing.assert_allclose(clf.predict_proba([[0.4]]), [[45 / 77, 16 / 21]])
+    np.testing.assert_array_equal(clf.predict([[0.4]]), [[1, 1]])
+    # The paper's reading with delta = 6 differs only by the unsmoothed prior [2/5, 3/5]:
+    # label 0: 2/5 * 3/4 = 3/10 vs 3/5 * 2/5 = 6/25 -> 5/9.
+    paper = DMLkNN(n_neighbors=1, delta=6, smoothing=1.0).fit(X, Y)
+    np.testing.assert_allclose(paper.predict_proba([[0.4]])[0, 0], 5 / 9)
+
+
+def test_mulan_variant_ties_and_empty_evidence(small_problem):
+    # s = 0 and no qualifying training instance: Pin = Pout = 0. MULAN predicts 1
+    # (Pin >= Pout) with confidence Pin = 0; the paper's reading predicts 0 with
+    # the prior as posterior.
+    X, Y = small_problem
+    for variant, want_pred in (("mulan", 1), ("paper", 0)):
+        clf = DMLkNN(5, delta=6, smoothing=0.0, variant=variant).fit(X, Y)
+        clf.evidence_counts = lambda counts: (np.zeros_like(counts), np.zeros_like(counts))
+        assert np.all(clf.predict(X[:5]) == want_pred)
+        want_proba = 0.0 if variant == "mulan" else np.broadcast_to(clf.prior_, (5, Y.shape[1]))
+        np.testing.assert_array_equal(clf.predict_proba(X[:5]), want_proba)
+
+
+def test_mulan_variant_fixes_delta_with_a_warning(small_problem):
+    X, Y = small_problem
+    ref = DMLkNN(5, variant="mulan").fit(X, Y).predict_proba(X[:10])
+    with pytest.warns(UserWarning, match=r"uses delta=6.*\(2\) is ignored"):
+        clf = DMLkNN(5, delta=2, variant="mulan").fit(X, Y)
+    assert clf.delta_ == 6
+    np.testing.assert_array_equal(clf.predict_proba(X[:10]), ref)
 
 
 @pytest.mark.data
@@ -205,6 +255,7 @@ def test_predict_keeps_y_dtype(small_problem):
         ({"n_neighbors": 0}, r"'n_neighbors' parameter of DMLkNN must be an int in the range \[1, inf\)"),
         ({"n_neighbors": 80}, r"'n_neighbors' parameter of DMLkNN must be <= n_samples - 1 = 79"),
         ({"neighbors": "nope"}, "'neighbors' parameter"),
+        ({"variant": "skmultilearn"}, "'variant' parameter of DMLkNN must be a str among"),
     ],
 )
 def test_bad_parameters(small_problem, params, match):

@@ -8,11 +8,13 @@ E_j^q "exactly j neighbours have label q" and F_j^l "the number of neighbours
 with label l lies in [j - delta, j + delta]" (section 4.2).
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
-from ..utils._param_validation import Integral, Interval, Real
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
@@ -26,6 +28,9 @@ _BLOCK_BYTES = 64 * 2**20
 #: cross-validation over delta = 0..10 at k = 10, s = 1 (docs/dmlknn.md); 3 to 7
 #: are within fold-to-fold noise of each other, 0 to 2 are clearly worse.
 DEFAULT_DELTA = 6
+
+#: The delta that MULAN's ``DMLkNN.buildInternal`` sets whatever its option says.
+MULAN_DELTA = 6
 
 
 class DMLkNN(KNNMultiLabelBase):
@@ -78,6 +83,35 @@ class DMLkNN(KNNMultiLabelBase):
       :class:`MLkNN` with ``smoothing=0`` exactly (as section 4.2 notes for
       delta = k).
 
+    **Readings** (``variant``; the table is in ``docs/dmlknn.md``):
+
+    ============================  ==================================  ====================================
+    what                          ``"paper"`` (default)               ``"mulan"`` (MULAN's ``DMLkNN``)
+    ============================  ==================================  ====================================
+    delta                         ``delta``                           6, whatever ``delta`` says
+                                                                      (``buildInternal`` sets it; a
+                                                                      UserWarning if ``delta != 6``)
+    prior ``Pr(H_1^q)``           ``u(q) / n`` (eq 13 as printed)     ``(s + u(q)) / (2 s + n)``
+    ``predict``                   ``Pin > Pout`` (tie -> 0)           ``Pin >= Pout`` (tie -> 1)
+    ``predict_proba``             ``Pin / (Pin + Pout)``, the prior   ``Pin / (Pin + Pout)``, ``Pin``
+                                  when the sum is 0                   (= 0) when the sum is 0
+    ============================  ==================================  ====================================
+
+    with ``Pin = Pr(H_1) Pr(E,F|H_1)`` and ``Pout = Pr(H_0) Pr(E,F|H_0)``; the
+    likelihoods (steps 14-15) and the evidence counts are the same in both.
+
+    **Cost** (n training rows, k neighbours, q labels, Z <= nnz(counting
+    vectors) <= min(n q, n k |Y|_row) the non-zero training counts, G <= n the
+    distinct training counting vectors, C <= q k the (label, count) pairs that
+    occur): fit O(n k q) for the dense counting vectors plus O(n q log n) to
+    group them; each distinct query vector O(Z + G + C + q). The output
+    ``v``, ``v'`` of a query is dense in q: for every label the query counts 0
+    times, ``v(q)`` depends on which groups qualify, so it differs from query
+    to query and there is no per-label constant to presort (unlike ML-kNN).
+    DML-kNN therefore has no sparse-label path
+    (``_supports_sparse_labels = False``): a sparse Y is densified after the
+    base class's memory check.
+
     Computation: training instances with equal counting vectors are merged into
     G groups at fit, and the queries' distinct counting vectors are processed in
     blocks. Steps 7-12 are a few exact sparse x dense products per block over the
@@ -109,11 +143,16 @@ class DMLkNN(KNNMultiLabelBase):
         Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
         neighbour graph before the method reads it: the neighbourhoods are the k
         nearest by the secondary distance. None uses the plain distances.
+    variant : {"paper", "mulan"}, default="paper"
+        Whose reading: the paper's (seed 000 as printed) or MULAN's
+        ``mulan.classifier.lazy.DMLkNN`` (see the table above).
 
     Attributes
     ----------
     prior_ : ndarray of shape (n_labels,)
-        ``Pr(H_1^q)`` of eq 13.
+        ``Pr(H_1^q)`` of eq 13 (smoothed with ``variant="mulan"``).
+    delta_ : int
+        The delta in use (``delta``, or 6 with ``variant="mulan"``).
     n_positive_ : ndarray of shape (n_labels,)
         ``u(q)``; ``u'(q) = n_train_ - u(q)``.
     train_counts_ : ndarray of shape (n_train, n_labels)
@@ -147,7 +186,11 @@ class DMLkNN(KNNMultiLabelBase):
         "delta": [Interval(Integral, 0, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "hubness": HUBNESS_CONSTRAINT,
+        "variant": [StrOptions({"paper", "mulan"})],
     }
+
+    #: The evidence counts of a query are dense in q (see the class docstring).
+    _supports_sparse_labels = False
 
     def __init__(
         self,
@@ -159,8 +202,10 @@ class DMLkNN(KNNMultiLabelBase):
         metric="euclidean",
         n_jobs=None,
         hubness=None,
+        variant="paper",
     ):
         self.hubness = hubness
+        self.variant = variant
         self.n_neighbors = n_neighbors
         self.delta = delta
         self.smoothing = smoothing
@@ -171,9 +216,14 @@ class DMLkNN(KNNMultiLabelBase):
     # ------------------------------------------------------------------ fit
     def _fit_graph(self, graph, Y, X):
         n = Y.shape[0]
+        self.delta_ = self._delta()
         # Steps 1-3 (eqs 13-14).
         self.n_positive_ = Y.sum(axis=0, dtype=np.int64)
-        self.prior_ = self.n_positive_ / float(n)
+        if self.variant == "mulan":  # MULAN smooths the prior as ML-kNN does
+            s = float(self.smoothing)
+            self.prior_ = (s + self.n_positive_) / (2.0 * s + n)
+        else:
+            self.prior_ = self.n_positive_ / float(n)
         # Step 8 for every training instance, once: its LOO counting vector.
         self.train_counts_ = neighbor_label_counts(graph, Y)
         self._fit_Y = Y
@@ -190,6 +240,19 @@ class DMLkNN(KNNMultiLabelBase):
         # Integer sums below 2**24 are exact in float32 whatever the order of the
         # additions; otherwise fall back to float64.
         self._fit_evidence(groups, pos, size, np.float32 if max(n, q) < 2**24 else np.float64)
+
+    def _delta(self):
+        if self.variant != "mulan":
+            return int(self.delta)
+        if self.delta != MULAN_DELTA:
+            warnings.warn(
+                f"DMLkNN(variant='mulan') uses delta={MULAN_DELTA}, as MULAN's buildInternal does "
+                f"whatever its option says; the 'delta' parameter ({self.delta}) is ignored. "
+                "Use variant='paper' to choose delta.",
+                UserWarning,
+                stacklevel=5,
+            )
+        return MULAN_DELTA
 
     def _fit_evidence(self, groups, pos, size, dt):
         """Sparse encodings of the groups' non-zero counts (see ``_evidence_block``).
@@ -274,8 +337,8 @@ class DMLkNN(KNNMultiLabelBase):
         cx = np.asarray(cx)
         B = cx.shape[0]
         # (C, B): group column (l, j) violates the window of query b.
-        viol = (np.abs(self._col_count[:, None] - cx.T[self._col_label]) > self.delta).astype(dt)
-        high = (cx.T > self.delta).astype(dt)  # (q, B): c_x(l) > delta
+        viol = (np.abs(self._col_count[:, None] - cx.T[self._col_label]) > self.delta_).astype(dt)
+        high = (cx.T > self.delta_).astype(dt)  # (q, B): c_x(l) > delta
         violations = np.asarray(self._g_nonzero_cols @ viol)  # (G, B)
         violations += high.sum(axis=0)[None, :]
         violations -= np.asarray(self._g_nonzero_labels @ high)
@@ -307,7 +370,13 @@ class DMLkNN(KNNMultiLabelBase):
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
     def _predict_proba_graph(self, graph, X):
-        return map_posterior(*self._joint(graph), self.prior_)  # eq 10 / step 17
+        joint1, joint0 = self._joint(graph)
+        if self.variant == "mulan":  # Pin / (Pin + Pout), Pin (= 0) when the sum is 0
+            return map_posterior(joint1, joint0, 0.0)
+        return map_posterior(joint1, joint0, self.prior_)  # eq 10 / step 17
 
     def _predict_graph(self, graph, X):
-        return map_decision(*self._joint(graph))  # eq 9 / step 16, ties -> 0
+        joint1, joint0 = self._joint(graph)
+        if self.variant == "mulan":  # MULAN: Pin >= Pout
+            return (joint1 >= joint0).astype(np.uint8)
+        return map_decision(joint1, joint0)  # eq 9 / step 16, ties -> 0
