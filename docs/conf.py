@@ -1,0 +1,144 @@
+"""Sphinx configuration of mlknn's documentation site.
+
+Build locally with ``.venv/bin/pip install -e '.[docs]'`` then
+``.venv/bin/sphinx-build -W --keep-going -b html docs docs/_build/html``.
+
+The API reference is generated at build time from every public subpackage's ``__all__``
+(:func:`write_api_pages`), so a name added to an ``__all__`` appears in the reference without
+editing this site, and a name whose docstring does not render is a build error.
+"""
+
+import importlib
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+import mlknn  # noqa: E402
+
+project = "mlknn"
+author = "the mlknn developers"
+copyright = "2026, the mlknn developers"
+release = mlknn.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip",
+                    "auto_examples/*.json", "auto_examples/*.md5", "**.ipynb_checkpoints"]
+templates_path = ["_templates"]
+myst_enable_extensions = ["dollarmath", "amsmath", "deflist"]
+myst_heading_anchors = 3
+# The design notes link to each other and to repository files (``../src/...``,
+# ``benchmarks/results.md``) as they do on GitHub; such links are not site pages.
+suppress_warnings = ["myst.xref_missing", "myst.header", "myst.xref_ambiguous"]
+
+autosummary_generate = True
+autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": True}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3", None),
+    "numpy": ("https://numpy.org/doc/stable", None),
+    "scipy": ("https://docs.scipy.org/doc/scipy", None),
+    "sklearn": ("https://scikit-learn.org/stable", None),
+}
+# The build machine may have no network: intersphinx then only warns, so it is off unless asked.
+if not os.environ.get("MLKNN_DOCS_INTERSPHINX"):
+    intersphinx_mapping = {}
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"mlknn {release}"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+
+# Examples run at build time; the dataset examples read $MLKNN_DATA (CI sets it).
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "abort_on_example_error": True,
+    "matplotlib_animations": False,
+    "reset_modules_order": "both",
+}
+
+#: The public subpackages documented in the reference, with one line each.
+API_MODULES = {
+    "mlknn": "The kNN family, persistence and versions.",
+    "mlknn.baselines": "The classic multi-label baselines.",
+    "mlknn.neighbors": "Neighbour backends and the neighbour graph.",
+    "mlknn.hubness": "Hubness measures and reductions.",
+    "mlknn.metrics": "Multi-label metrics and ``evaluate``.",
+    "mlknn.datasets": "Loaders, the dataset cache and synthetic data.",
+    "mlknn.model_selection": "Cross-validation protocols.",
+    "mlknn.preprocessing": "Per-fold preprocessing.",
+    "mlknn.experiments": "Experiment grids, the results database and reproduction presets.",
+    "mlknn.stats": "Statistical tests of the literature.",
+    "mlknn.plots": "Displays.",
+    "mlknn.report": "The experiment report.",
+    "mlknn.distributed": "Dask: graphs, estimators and grids on a cluster.",
+}
+
+
+def _documented_names(module):
+    # Constants (dicts, tuples) in __all__ have no docstring of their own worth a page.
+    names = []
+    for name in getattr(module, "__all__", []):
+        if name.startswith("__"):
+            continue
+        obj = getattr(module, name)
+        if callable(obj):
+            names.append(name)
+    return sorted(names, key=str.lower)
+
+
+def write_api_pages():
+    """Write ``api/<module>.rst`` with one autosummary table per public subpackage."""
+    out = HERE / "api"
+    out.mkdir(exist_ok=True)
+    index = ["API reference", "=============", "", ".. toctree::", "   :maxdepth: 1", ""]
+    for modname, blurb in API_MODULES.items():
+        module = importlib.import_module(modname)
+        names = _documented_names(module)
+        index.append(f"   {modname}")
+        lines = [modname, "=" * len(modname), "", blurb, "", f".. currentmodule:: {modname}", "",
+                 ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+        lines += [f"   {name}" for name in names]
+        (out / f"{modname}.rst").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "index.rst").write_text("\n".join(index) + "\n", encoding="utf-8")
+
+
+# At import time: autosummary reads the pages when the builder starts, before any hook of ours.
+write_api_pages()
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    # Methods inherited from scikit-learn (score, get_params, the metadata-routing
+    # set_*_request generated on every estimator) are documented by scikit-learn; their
+    # docstrings cross-reference its site, which this one does not build.
+    module = getattr(obj, "__module__", None) or ""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    if callable(obj) and module and not module.startswith("mlknn"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_foreign_members)
