@@ -9,6 +9,7 @@ _EXTRAS = {
     "pynndescent": "pynndescent",
     "dask": "dask",
     "distributed": "dask",
+    "torch": "gpu",
 }
 
 
