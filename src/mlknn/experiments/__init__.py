@@ -4,7 +4,9 @@
   :class:`PreprocessingConfig`) describes a grid; :func:`load_config` /
   :func:`config_from_dict` read it from TOML.
 * :func:`run_experiment` runs (or completes) it into a :class:`ResultsDB`
-  (SQLite), searching neighbours once per fold for all kNN algorithms and k.
+  (SQLite), searching neighbours once per fold for all kNN algorithms and k,
+  and recording the warnings each cell raised (:meth:`ResultsDB.warnings`).
+  A sparse (CSR) label matrix stays sparse throughout.
 * :mod:`mlknn.experiments` presets (:data:`PRESETS`, :func:`reproduce`) rerun the
   seeds' protocols and compare with their published tables.
 
@@ -12,6 +14,7 @@ See docs/experiments.md and docs/reproduction.md.
 """
 
 from ._config import (
+    ALIASES,
     VARIANTS,
     AlgorithmSpec,
     ExperimentConfig,
@@ -23,13 +26,21 @@ from ._config import (
     parse_param_option,
     parse_value,
 )
-from ._results import CELL_COLUMNS, RESULT_COLUMNS, FoldMismatchError, ResultsDB
+from ._results import (
+    CELL_COLUMNS,
+    RESULT_COLUMNS,
+    WARNING_COLUMNS,
+    FoldMismatchError,
+    ResultsDB,
+)
 from ._runner import count_cells, load_dataset, run_experiment
 
 __all__ = [
+    "ALIASES",
     "CELL_COLUMNS",
     "RESULT_COLUMNS",
     "VARIANTS",
+    "WARNING_COLUMNS",
     "AlgorithmSpec",
     "ExperimentConfig",
     "FoldMismatchError",
@@ -46,6 +57,6 @@ __all__ = [
     "run_experiment",
 ]
 
-from ._presets import PRESETS, Preset, get_preset, reproduce  # noqa: E402
+from ._presets import PRESETS, Preset, get_preset, reproduce
 
 __all__ += ["PRESETS", "Preset", "get_preset", "reproduce"]

@@ -15,20 +15,30 @@ from numbers import Integral, Real
 
 from ..model_selection import make_protocol
 
-#: Harness-level variants: "name:variant" runs the registry estimator ``name``
-#: but scores it differently (see ``_runner._VARIANTS``).
+#: Harness aliases ``"name:alias"``: the registry estimator ``name`` with these
+#: fixed parameters. The readings of other libraries are estimator parameters
+#: (``variant=``, see docs/experiments.md); the aliases keep the names that
+#: existing grids, presets and results databases use (a cell's ``algorithm``
+#: column stays ``mlknn:skml``, its ``params`` column holds only the grid's
+#: parameters, so a database written before resumes unchanged).
+ALIASES = {
+    ("mlknn", "skml"): {"variant": "skmultilearn"},
+    ("brknna", "skml"): {"variant": "skmultilearn"},
+}
+
+#: What each alias computes (the estimators' docstrings give the details).
 VARIANTS = {
     ("mlknn", "skml"): (
-        "ML-kNN as scikit-multilearn's MLkNN (default ignore_first_neighbours=0) computes "
-        "it: each training instance counts itself among its k neighbours when the "
-        "likelihoods are estimated, and predict_proba returns the unnormalised prior x "
-        "likelihood P(H1) P(E|H1) instead of the posterior. With hubness= the training "
-        "neighbourhoods are the reduced leave-one-out graph (no self-counting): the reading "
-        "that matches seed 001's MLKNN-dsl/-ls/-mp columns (docs/reproduction.md)"
+        "MLkNN(variant='skmultilearn'): ML-kNN as scikit-multilearn's MLkNN (default "
+        "ignore_first_neighbours=0) computes it: each training instance counts itself among "
+        "its k neighbours when the likelihoods are estimated, and predict_proba returns the "
+        "unnormalised prior x likelihood P(H1) P(E|H1) instead of the posterior. With hubness= "
+        "the training neighbourhoods are the reduced leave-one-out graph (no self-counting): the "
+        "reading that matches seed 001's MLKNN-dsl/-ls/-mp columns (docs/reproduction.md)"
     ),
     ("brknna", "skml"): (
-        "BRkNN-a read as scikit-multilearn's BRkNNaClassifier behaves: plain BR-kNN "
-        "(the registry's 'brknn'), i.e. no empty-set correction"
+        "BRkNNa(variant='skmultilearn'): BRkNN-a read as scikit-multilearn's BRkNNaClassifier "
+        "behaves: plain BR-kNN, i.e. no empty-set correction"
     ),
 }
 
@@ -177,7 +187,12 @@ class AlgorithmSpec:
         return split_variant(self.name)[1]
 
     def params_dict(self):
+        """The grid's parameters (what the ``params`` column of the results records)."""
         return dict(self.params)
+
+    def estimator_params(self):
+        """The constructor parameters: the grid's, plus those fixed by an alias (:data:`ALIASES`)."""
+        return {**self.params_dict(), **ALIASES.get((self.base, self.variant), {})}
 
     def key(self):
         return canonical_json(self.params_dict())
@@ -268,6 +283,13 @@ class ExperimentConfig:
     explicit : tuple of AlgorithmSpec
         Configurations added as they are, outside the grid (the reproduction
         presets list the papers' columns this way).
+    at_k : tuple of int
+        Also record the extreme-classification measures ``precision@k``,
+        ``recall@k``, ``ndcg@k``, ``psprecision@k`` and ``psndcg@k`` (inverse
+        propensities of the training part, A = 0.55, B = 1.5) for these k. A
+        cell with sparse labels too large for dense scores records them (default
+        1, 3, 5) from ``predict_topk`` instead of the dense measures. Cells
+        already in a database are not recomputed when ``at_k`` changes.
     """
 
     datasets: tuple
@@ -280,6 +302,7 @@ class ExperimentConfig:
     neighbors: str = "brute"
     metric: str = "euclidean"
     explicit: tuple = ()
+    at_k: tuple = ()
 
     def __post_init__(self):
         if not self.datasets:
@@ -289,10 +312,13 @@ class ExperimentConfig:
         for k in self.k:
             if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
                 raise ValueError(f"The 'k' parameter must be a list of ints >= 1. Got {k!r} instead.")
+        for k in self.at_k:
+            if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+                raise ValueError(f"The 'at_k' parameter must be a list of ints >= 1. Got {k!r} instead.")
         for name in tuple(self.algorithms) + tuple(s.name for s in self.explicit):
             base, variant = split_variant(name)
-            if variant is not None and (base, variant) not in VARIANTS:
-                known = ", ".join(f"{b}:{v}" for b, v in VARIANTS)
+            if variant is not None and (base, variant) not in ALIASES:
+                known = ", ".join(f"{b}:{v}" for b, v in ALIASES)
                 raise ValueError(
                     f"Unknown algorithm variant {name!r}. Known variants: {known}."
                 )
@@ -319,9 +345,17 @@ class ExperimentConfig:
             axes = {}
             if self.k and "n_neighbors" in defaults:
                 axes["n_neighbors"] = tuple(int(k) for k in self.k)
+            fixed = ALIASES.get(split_variant(name), {})
             for scope, pname, values in self.params:
                 if scope not in ("*", name.lower(), base):
                     continue
+                if pname in fixed:
+                    if scope == "*":
+                        continue  # the alias fixes it
+                    raise ValueError(
+                        f"The algorithm {name!r} fixes {pname}={fixed[pname]!r}; to vary {pname!r} use "
+                        f"{base!r} with --param {base}.{pname}=..."
+                    )
                 if pname not in defaults:
                     if scope == "*":
                         continue
@@ -349,7 +383,8 @@ class ExperimentConfig:
                 )
         for spec in self.explicit:
             defaults = _defaults(spec.name)
-            unknown = [k for k, _ in spec.params if k not in defaults]
+            fixed = ALIASES.get(split_variant(spec.name), {})
+            unknown = [k for k, _ in spec.params if k not in defaults or k in fixed]
             if unknown:
                 raise ValueError(
                     f"Unknown parameter(s) {unknown} for algorithm {spec.name!r}; its parameters are: "
@@ -364,17 +399,97 @@ class ExperimentConfig:
         return unique
 
     def with_overrides(self, **changes):
-        return replace(self, **changes)
+        """A copy with some settings changed: the one way to merge overrides
+        (command-line options over a TOML file, a preset over its defaults).
+
+        A key that is absent keeps this config's value; a key that is given
+        sets it (None included, where the setting allows None).
+
+        Parameters
+        ----------
+        **changes
+            * fields of this class (``datasets``, ``algorithms``, ``k``,
+              ``params``, ``protocol``, ``preprocessing``,
+              ``dataset_preprocessing``, ``neighbors``, ``metric``, ``explicit``,
+              ``at_k``): replaced. ``protocol`` may also be a protocol name: the
+              protocol's own ``n_splits``, ``n_repeats`` and ``test_size`` then
+              fall back to that protocol's defaults unless given too.
+            * ``add_params``: grid axes appended to ``params``, each a
+              ``(scope, name, values)`` tuple or a ``"name=v1,v2"`` /
+              ``"algorithm.name=v1,v2"`` string (:func:`parse_param_option`).
+            * fields of :class:`ProtocolConfig` (``n_splits``, ``n_repeats``,
+              ``test_size``, ``stratify``, ``seed``): set in the protocol.
+            * fields of :class:`PreprocessingConfig` (``scaling``,
+              ``feature_selection``, ``min_label_count``, ``label_scope``): set
+              in the default preprocessing and in every per-dataset one.
+              ``feature_selection`` None, 0 or ``"none"`` disables the selection.
+
+        Returns
+        -------
+        ExperimentConfig
+            Validated, protocol included (an error names the setting).
+
+        Examples
+        --------
+        >>> cfg = ExperimentConfig(datasets=("emotions",), algorithms=("mlknn",), k=(10,))
+        >>> new = cfg.with_overrides(k=(5, 10), protocol="holdout", n_repeats=3, scaling="minmax",
+        ...                          add_params=("smoothing=0.5,1",))
+        >>> new.k, new.protocol.n_folds(), new.preprocessing.scaling, len(new.specs())
+        ((5, 10), 3, 'minmax', 4)
+        """
+        changes = dict(changes)
+        unknown = set(changes) - _OVERRIDABLE
+        if unknown:
+            raise ValueError(
+                f"Unknown setting(s) {sorted(unknown)} for ExperimentConfig.with_overrides; "
+                f"known: {sorted(_OVERRIDABLE)}."
+            )
+        fields = {k: changes.pop(k) for k in list(changes) if k in _CONFIG_FIELDS and k != "protocol"}
+        fields["protocol"] = _protocol_override(self.protocol, changes)
+        if "add_params" in changes:
+            extra = tuple(parse_param_option(p) if isinstance(p, str) else tuple(p) for p in changes.pop("add_params"))
+            fields["params"] = tuple(fields.get("params", self.params)) + extra
+        prep = {k: changes.pop(k) for k in list(changes) if k in _PREP_FIELDS}
+        if "feature_selection" in prep and prep["feature_selection"] in (0, "none", "None"):
+            prep["feature_selection"] = None
+        if prep:
+            fields["preprocessing"] = replace(fields.get("preprocessing", self.preprocessing), **prep)
+            fields["dataset_preprocessing"] = tuple(
+                (d, replace(p, **prep)) for d, p in fields.get("dataset_preprocessing", self.dataset_preprocessing)
+            )
+        for key in ("datasets", "algorithms", "k", "at_k", "params", "explicit", "dataset_preprocessing"):
+            if key in fields:
+                fields[key] = tuple(fields[key])
+        new = replace(self, **fields)
+        new.protocol.n_folds()  # validate the splitter now: its error names the setting
+        return new
+
+
+def _protocol_override(current, changes):
+    """The protocol of :meth:`ExperimentConfig.with_overrides`; pops its keys from ``changes``."""
+    protocol = changes.pop("protocol", current)
+    own = {k: changes.pop(k) for k in list(changes) if k in _PROTOCOL_FIELDS}
+    if isinstance(protocol, str):  # a name: its own defaults, this config's stratify and seed
+        protocol = replace(current, name=protocol, n_splits=None, n_repeats=None, test_size=None)
+    return replace(protocol, **own)
+
+
+_CONFIG_FIELDS = {
+    "datasets", "algorithms", "k", "params", "protocol", "preprocessing", "dataset_preprocessing",
+    "neighbors", "metric", "explicit", "at_k",
+}  # fmt: skip
+_PROTOCOL_FIELDS = {"n_splits", "n_repeats", "test_size", "stratify", "seed"}
+_PREP_FIELDS = {"scaling", "feature_selection", "min_label_count", "label_scope"}
+_OVERRIDABLE = _CONFIG_FIELDS | _PROTOCOL_FIELDS | _PREP_FIELDS | {"add_params"}
 
 
 def _defaults(name):
-    """get_params() of the registry class behind an algorithm name (variants included)."""
+    """get_params() of the registry class behind an algorithm name (aliases included)."""
     from .._registry import get_estimator_class
 
-    base, variant = split_variant(name)
-    cls_name = "brknn" if (base, variant) == ("brknna", "skml") else base
+    base = split_variant(name)[0]
     try:
-        cls = get_estimator_class(cls_name)
+        cls = get_estimator_class(base)
     except (ImportError, AttributeError) as exc:
         raise ValueError(
             f"The algorithm {name!r} is registered but its module does not import here "
@@ -417,6 +532,7 @@ def config_from_dict(d):
         k = [10, 20]
         neighbors = "brute"          # optional
         metric = "euclidean"         # optional
+        at_k = [1, 3, 5]             # optional: precision@k, nDCG@k, ... too
 
         [protocol]
         name = "5x2"                 # kfold | 5x2 | holdout
@@ -438,7 +554,7 @@ def config_from_dict(d):
         [params.mlhiknn]             # only for one algorithm
         beta = [2, 3]
     """
-    allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric"}
+    allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric", "at_k"}
     unknown = set(d) - allowed
     if unknown:
         raise ValueError(f"Unknown key(s) {sorted(unknown)} in the config file; allowed: {sorted(allowed)}.")
@@ -464,6 +580,8 @@ def config_from_dict(d):
             params.append(("*", key, tuple(value) if isinstance(value, list) else (value,)))
     k = d.get("k", ())
     k = tuple(k) if isinstance(k, (list, tuple)) else (k,)
+    at_k = d.get("at_k", ())
+    at_k = tuple(at_k) if isinstance(at_k, (list, tuple)) else (at_k,)
     return ExperimentConfig(
         datasets=_as_tuple(d.get("datasets"), "datasets"),
         algorithms=_as_tuple(d.get("algorithms"), "algorithms"),
@@ -474,6 +592,7 @@ def config_from_dict(d):
         dataset_preprocessing=per_ds,
         neighbors=d.get("neighbors", "brute"),
         metric=d.get("metric", "euclidean"),
+        at_k=at_k,
     )
 
 

@@ -12,12 +12,22 @@ Schema (``sqlite3`` from the standard library)::
             n_train, n_test, n_features, n_labels, estimator, version, created,
             UNIQUE(dataset, algorithm, params, preprocessing, search, protocol,
                    repeat, fold, metric))
+    warnings(dataset, algorithm, params, preprocessing, search, protocol,
+             repeat, fold, stage, category, message, count,
+             UNIQUE(dataset, algorithm, params, preprocessing, search, protocol,
+                    repeat, fold, stage, category, message))
 
 ``params``, ``preprocessing``, ``search`` and ``protocol`` are canonical JSON
 (sorted keys). ``train`` / ``test`` are the exact row indices of the fold,
 stored as zlib-compressed bit masks (:func:`mlknn.model_selection.encode_indices`);
 ``prefilter`` records dataset-level preprocessing applied before splitting
 (``"null"`` when none). ``value`` is NULL where the metric is undefined (NaN).
+
+``warnings`` holds what a cell's steps raised (``stage``: ``preprocess`` and
+``search``, shared by the cells of the fold, then ``fit``, ``predict`` and
+``evaluate``), one row per distinct (category, message) with its ``count``;
+see :meth:`ResultsDB.warnings`. No array of the data (no (n, q) label or score
+matrix) is stored: only scalars per cell and the folds' index masks.
 
 Crash safety: all rows of one fold are written in one transaction, so a
 fold is either fully stored or absent; ``INSERT OR IGNORE`` against the
@@ -35,7 +45,8 @@ from pathlib import Path
 from ..model_selection import decode_indices, encode_indices
 from ..model_selection._split import indices_checksum
 
-SCHEMA_VERSION = "1"
+#: 2: the ``warnings`` table (added to a version-1 database when it is opened).
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -55,6 +66,13 @@ CREATE TABLE IF NOT EXISTS results (
     UNIQUE(dataset, algorithm, params, preprocessing, search, protocol, repeat, fold, metric)
 );
 CREATE INDEX IF NOT EXISTS results_cell ON results(dataset, algorithm, params, protocol);
+CREATE TABLE IF NOT EXISTS warnings (
+    dataset TEXT NOT NULL, algorithm TEXT NOT NULL, params TEXT NOT NULL,
+    preprocessing TEXT NOT NULL, search TEXT NOT NULL, protocol TEXT NOT NULL,
+    repeat INTEGER NOT NULL, fold INTEGER NOT NULL,
+    stage TEXT NOT NULL, category TEXT NOT NULL, message TEXT NOT NULL, count INTEGER NOT NULL,
+    UNIQUE(dataset, algorithm, params, preprocessing, search, protocol, repeat, fold, stage, category, message)
+);
 """
 
 #: Columns of ``results`` in order (also the CSV header of :meth:`ResultsDB.to_csv`).
@@ -67,6 +85,9 @@ RESULT_COLUMNS = (
 
 #: The columns that identify one cell (one fitted model on one fold).
 CELL_COLUMNS = ("dataset", "algorithm", "params", "preprocessing", "search", "protocol", "repeat", "fold")
+
+#: Columns of ``warnings`` in order (what :meth:`ResultsDB.warnings` returns).
+WARNING_COLUMNS = CELL_COLUMNS + ("stage", "category", "message", "count")
 
 
 class FoldMismatchError(ValueError):
@@ -105,7 +126,7 @@ class ResultsDB:
             for stmt in _SCHEMA.strip().split(";"):
                 if stmt.strip():
                     self.conn.execute(stmt)
-            self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('created_by', ?)", (f"mlknn {_version()}",))
             self.conn.execute("COMMIT")
         except BaseException:
@@ -194,20 +215,22 @@ class ResultsDB:
             args = tuple(datasets)
         return set(self.conn.execute(sql, args))
 
-    def write_cells(self, rows):
+    def write_cells(self, rows, warnings=()):
         """Write the rows of one or more finished cells in ONE transaction.
 
         Parameters
         ----------
         rows : list of dict
             Keys from :data:`RESULT_COLUMNS` (``version`` and ``created`` are filled in).
+        warnings : list of dict, optional
+            The cells' warnings, keys from :data:`WARNING_COLUMNS`.
 
         Returns
         -------
         int
-            Rows actually inserted (duplicates are ignored).
+            Result rows actually inserted (duplicates are ignored).
         """
-        if not rows:
+        if not rows and not warnings:
             return 0
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         version = _version()
@@ -228,6 +251,12 @@ class ResultsDB:
                 f"INSERT OR IGNORE INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({placeholders})", values
             )
             inserted = self.conn.total_changes - before
+            if warnings:
+                self.conn.executemany(
+                    f"INSERT OR IGNORE INTO warnings ({', '.join(WARNING_COLUMNS)}) "
+                    f"VALUES ({','.join('?' * len(WARNING_COLUMNS))})",
+                    [tuple(w[c] for c in WARNING_COLUMNS) for w in warnings],
+                )
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -250,6 +279,42 @@ class ResultsDB:
                 d["value"] = float("nan")
             out.append(d)
         return out
+
+    def warnings(self, dataset=None, algorithm=None):
+        """The warnings recorded with the cells (what fitting, predicting... raised).
+
+        Parameters
+        ----------
+        dataset, algorithm : str, optional
+            Only this dataset / algorithm name (as in the ``algorithm`` column).
+
+        Returns
+        -------
+        list of dict
+            Keys :data:`WARNING_COLUMNS`: the cell, ``stage`` (``preprocess``,
+            ``search``, ``fit``, ``predict`` or ``evaluate``), ``category`` (the
+            warning class with its module, e.g.
+            ``sklearn.exceptions.ConvergenceWarning``), ``message`` and
+            ``count`` (how many times the cell raised it). Ordered by cell,
+            stage, category and message.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultsDB(os.path.join(tempfile.mkdtemp(), "r.db")) as db:
+        ...     db.warnings()
+        []
+        """
+        sql = f"SELECT {', '.join(WARNING_COLUMNS)} FROM warnings"
+        where, args = [], []
+        for col, value in (("dataset", dataset), ("algorithm", algorithm)):
+            if value is not None:
+                where.append(f"{col} = ?")
+                args.append(value)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY dataset, algorithm, params, protocol, repeat, fold, stage, category, message"
+        return [dict(zip(WARNING_COLUMNS, row)) for row in self.conn.execute(sql, args)]
 
     def to_csv(self, path):
         """Export every result row to CSV (header :data:`RESULT_COLUMNS`). Returns the row count."""

@@ -10,7 +10,8 @@ algorithm configuration still missing on it. A fold task
    ``predict_proba_from_graph``: a graph sorted by distance serves every
    smaller k through its first columns);
 3. fits the other estimators the ordinary way;
-4. evaluates every configuration with :func:`mlknn.metrics.evaluate`.
+4. evaluates every configuration with :func:`mlknn.metrics.evaluate`
+   (:mod:`mlknn.experiments._cell`), recording the warnings each step raised.
 
 The main process writes each finished fold task in ONE transaction, so an
 interrupted run (Ctrl-C, ``kill -9``) loses at most the folds in flight, and
@@ -20,70 +21,34 @@ run in parallel with joblib (``n_jobs``).
 
 import os
 import time
-import warnings
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from ..model_selection._split import Fold
+from ._cell import FoldData, FoldSearch, WarningLog, is_knn, run_cell
 from ._config import canonical_json
-from ._results import ResultsDB
+from ._data import apply_prefilter, as_label_matrix, load_dataset
+from ._results import CELL_COLUMNS, ResultsDB
 
 #: Environment variable: seconds to sleep at the start of every fold task. Only
 #: for tests that interrupt a run on purpose (makes "mid-run" deterministic).
 FOLD_DELAY_ENV = "MLKNN_FOLD_DELAY"
 
 
-# ------------------------------------------------------------------ datasets
-def load_dataset(name, data_home=None):
-    """X, Y of a dataset name (``$MLKNN_DATA``), an ARFF path or ``simulated2d``."""
-    if name == "simulated2d":
-        from ..datasets import make_simulated_2d
-
-        b = make_simulated_2d(random_state=0)
-        return b.X, np.asarray(b.Y)
-    from ..datasets import load
-
-    b = load(name, data_home=data_home)
-    return b.X, np.asarray(b.Y)
-
-
-def apply_prefilter(X, Y, prefilter):
-    """Dataset-level preprocessing (before splitting): drop rare labels, then the
-    instances left without any label. Returns X, Y."""
-    if prefilter is None:
-        return X, Y
-    from ..preprocessing import RareLabelFilter
-
-    Y = RareLabelFilter(prefilter["min_label_count"]).fit_transform(Y)
-    if prefilter.get("drop_unlabelled"):
-        keep = np.flatnonzero(np.asarray(Y).sum(axis=1) > 0)
-        if keep.size < Y.shape[0]:
-            X, Y = X[keep], Y[keep]
-    return X, Y
-
-
 # ---------------------------------------------------------------- estimators
 def make_estimator(spec, seed):
-    """Instantiate the estimator of an :class:`AlgorithmSpec`."""
+    """Instantiate the estimator of an :class:`AlgorithmSpec` (harness aliases
+    such as ``mlknn:skml`` become the estimator parameters they stand for)."""
     from .._registry import get_estimator_class
 
-    base, variant = spec.base, spec.variant
-    cls = get_estimator_class("brknn" if (base, variant) == ("brknna", "skml") else base)
-    params = spec.params_dict()
+    cls = get_estimator_class(spec.base)
+    params = spec.estimator_params()
     defaults = cls().get_params()
     if "random_state" in defaults and "random_state" not in params:
         params["random_state"] = seed
     try:
         return cls(**params)
-    except TypeError as exc:
+    except TypeError as exc:  # the constructor's own check of the names (specs() checks them first)
         raise ValueError(f"Cannot build {spec.label()}: {exc}") from exc
-
-
-def _is_knn(est):
-    from ..base import KNNMultiLabelBase
-
-    return isinstance(est, KNNMultiLabelBase)
 
 
 def _params_json(est):
@@ -93,163 +58,13 @@ def _params_json(est):
     return canonical_json(out)
 
 
-def _scores(est, X):
-    if hasattr(est, "predict_proba"):
-        try:
-            S = est.predict_proba(X)
-            if isinstance(S, list):  # per-label (n, 2) arrays
-                S = np.column_stack([s[:, -1] for s in S])
-            return np.asarray(S, dtype=float)
-        except (AttributeError, NotImplementedError):
-            pass
-    if hasattr(est, "decision_function"):
-        return np.asarray(est.decision_function(X), dtype=float)
-    return None
-
-
-def _self_included_graph(graph, k):
-    """scikit-multilearn's training neighbourhoods (``ignore_first_neighbours=0``):
-    each training point is its own first neighbour, followed by its k - 1 nearest
-    others. Flagged ``loo=True`` only so that ``fit_from_graph`` accepts it."""
-    from ..neighbors import NeighborGraph
-
-    n = graph.n_points
-    ind = np.hstack([np.arange(n, dtype=np.intp)[:, None], graph.indices[:, : k - 1]])
-    dist = np.hstack([np.zeros((n, 1)), graph.distances[:, : k - 1]])
-    return NeighborGraph(np.ascontiguousarray(ind), np.ascontiguousarray(dist), loo=True)
-
-
-def _skml_mlknn_scores(est, graph, Y_train):
-    # scikit-multilearn's MLkNN.predict_proba: P(H1) * P(E_j | H1), not normalised.
-    from ..algorithms._kernels import neighbor_label_counts
-
-    counts = neighbor_label_counts(graph.take(est.n_neighbors), Y_train)
-    cols = np.arange(Y_train.shape[1])[None, :]
-    return est.prior_[None, :] * est.cond_prob_true_[counts, cols]
-
-
 # ---------------------------------------------------------------- neighbours
 def search_graphs(X_train, X_test, width, neighbors="brute", metric="euclidean"):
-    """(index, train LOO graph, test graph) at ``width`` neighbours.
+    """(index, train LOO graph, test graph) at ``width`` neighbours
+    (:func:`mlknn.neighbors.compute_graphs`)."""
+    from ..neighbors import compute_graphs
 
-    Uses ``mlknn.neighbors._reuse`` when that helper exists, else
-    :func:`mlknn.neighbors.get_backend` + :func:`mlknn.neighbors.build_graph`.
-    """
-    try:
-        from ..neighbors import _reuse  # noqa: F401  (colleague's helper, optional)
-
-        helper = getattr(_reuse, "fold_graphs", None)
-    except ImportError:
-        helper = None
-    if helper is not None:
-        try:
-            return helper(X_train, X_test, width, neighbors=neighbors, metric=metric)
-        except TypeError:
-            pass
-    from ..neighbors import build_graph, get_backend
-
-    index = get_backend(neighbors, metric=metric).fit(X_train)
-    return index, build_graph(index, None, width), build_graph(index, X_test, width)
-
-
-# ---------------------------------------------------------------- fold task
-@dataclass
-class FoldTask:
-    dataset: str
-    fold: Fold
-    specs: list
-    preprocessing: object  # PreprocessingConfig
-    search: dict
-    protocol_key: str
-    seed: int
-
-
-def run_fold(task, X, Y):
-    """Compute every missing cell of one fold; returns the result rows (dicts)."""
-    from ..metrics import METRIC_NAMES, evaluate
-    from ..preprocessing import FoldPreprocessor
-
-    delay = float(os.environ.get(FOLD_DELAY_ENV, "0") or 0)
-    if delay > 0:
-        time.sleep(delay)
-    f = task.fold
-    X_tr, X_te = X[f.train], X[f.test]
-    Y_tr, Y_te = Y[f.train], Y[f.test]
-    pre = FoldPreprocessor(**task.preprocessing.fold_level()).fit(X_tr, Y_tr)
-    X_tr, Y_tr = pre.transform(X_tr, Y_tr)
-    X_te, Y_te = pre.transform(X_te, Y_te)
-    n_tr = X_tr.shape[0]
-
-    built = [(spec, make_estimator(spec, task.seed)) for spec in task.specs]
-    knn = [(s, e) for s, e in built if _is_knn(e)]
-    graphs, search_s, recall = None, 0.0, None
-    if knn:
-        widths = []
-        for spec, est in knn:
-            w = est._width_for(n_tr) if hasattr(est, "_width_for") else est._search_width()
-            if est.n_neighbors > n_tr - 1 or w > n_tr - 1:
-                raise ValueError(
-                    f"The 'n_neighbors' parameter of {spec.label()} must be <= n_train - 1 = {n_tr - 1} "
-                    f"on dataset {task.dataset!r} (repeat {f.repeat}, fold {f.fold}). Got {est.n_neighbors} instead."
-                )
-            widths.append(w)
-        t0 = time.perf_counter()
-        graphs = search_graphs(X_tr, X_te, max(widths), **task.search)
-        search_s = time.perf_counter() - t0
-        recall = _search_recall(graphs, X_tr, X_te, max(widths), task.seed, f)
-
-    base = {
-        "dataset": task.dataset,
-        "preprocessing": task.preprocessing.key(),
-        "search": canonical_json(task.search),
-        "protocol": task.protocol_key,
-        "repeat": int(f.repeat),
-        "fold": int(f.fold),
-        "n_train": int(n_tr),
-        "n_test": int(X_te.shape[0]),
-        "n_features": int(X_tr.shape[1]),
-        "n_labels": int(Y_tr.shape[1]),
-    }
-    rows = []
-    for spec, est in built:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            if _is_knn(est):
-                index, g_tr, g_te = graphs
-                skml = (spec.base, spec.variant) == ("mlknn", "skml")
-                if skml and getattr(est, "hubness", None) is None:
-                    # With hubness reduction the training neighbourhoods stay
-                    # leave-one-out (the reduced LOO graph; see VARIANTS).
-                    g_tr = _self_included_graph(g_tr, est.n_neighbors)
-                est.fit_from_graph(g_tr, Y_tr, X=X_tr, index=index)
-                fit_s = time.perf_counter() - t0
-                t0 = time.perf_counter()
-                S = est.predict_proba_from_graph(g_te, X_te)
-                P = est.predict_from_graph(g_te, X_te)
-                if skml:
-                    S = _skml_mlknn_scores(est, est._transform_graph(g_te, X_te), np.asarray(Y_tr))
-                searched = search_s
-            else:
-                est.fit(X_tr, Y_tr)
-                fit_s = time.perf_counter() - t0
-                t0 = time.perf_counter()
-                P = est.predict(X_te)
-                S = _scores(est, X_te)
-                searched = 0.0
-            pred_s = time.perf_counter() - t0
-            P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
-            values = evaluate(Y_te, P, S)
-        est_json = _params_json(est)
-        if _is_knn(est) and recall is not None:
-            values = {**values, SEARCH_RECALL: recall}
-        for m in list(METRIC_NAMES) + ([SEARCH_RECALL] if SEARCH_RECALL in values else []):
-            rows.append(
-                {**base, "algorithm": spec.name, "params": spec.key(), "metric": m, "value": values[m],
-                 "fit_seconds": fit_s, "predict_seconds": pred_s, "search_seconds": searched,
-                 "estimator": f"{type(est).__name__}{est_json}"}
-            )  # fmt: skip
-    return rows
+    return compute_graphs(X_train, X_test, width, neighbors=neighbors, metric=metric)
 
 
 #: Extra result row of the kNN cells of a grid searched with an approximate
@@ -269,7 +84,138 @@ def _search_recall(graphs, X_tr, X_te, width, seed, fold):
         return None
     return estimate_recall(index, X_tr, X_te, n_neighbors=width, n_samples=SEARCH_RECALL_SAMPLES,
                            random_state=(int(seed) + 7919 * int(fold.repeat) + int(fold.fold)) % 2**32,
-                           approx_indices=g_te.indices)
+                           approx_indices=g_te.indices)  # fmt: skip
+
+
+# ---------------------------------------------------------------- fold task
+@dataclass
+class FoldTask:
+    dataset: str
+    fold: Fold
+    specs: list
+    preprocessing: object  # PreprocessingConfig
+    search: dict
+    protocol_key: str
+    seed: int
+    at_k: tuple = ()
+
+
+@dataclass
+class FoldResult:
+    """What a fold task returns: result rows and warning rows (dicts), written in one transaction."""
+
+    rows: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+
+def _fold_delay():
+    delay = float(os.environ.get(FOLD_DELAY_ENV, "0") or 0)
+    if delay > 0:
+        time.sleep(delay)
+
+
+def prepare_fold(task, X, Y, log):
+    """Slice the fold and fit its preprocessing on the training part (step 1)."""
+    from ..preprocessing import FoldPreprocessor
+
+    f = task.fold
+    X_tr, X_te = X[f.train], X[f.test]
+    Y_tr, Y_te = Y[f.train], Y[f.test]
+    with log.stage("preprocess"):
+        pre = FoldPreprocessor(**task.preprocessing.fold_level()).fit(X_tr, Y_tr)
+        X_tr, Y_tr = pre.transform(X_tr, Y_tr)
+        X_te, Y_te = pre.transform(X_te, Y_te)
+    return FoldData(X_tr, Y_tr, X_te, Y_te)
+
+
+def _search_width(task, spec, est, n_train):
+    """The width ``est`` needs, checked against the fold's training size."""
+    width = est.search_width(n_train)
+    if est.n_neighbors > n_train - 1 or width > n_train - 1:
+        f = task.fold
+        raise ValueError(
+            f"The 'n_neighbors' parameter of {spec.label()} must be <= n_train - 1 = {n_train - 1} "
+            f"on dataset {task.dataset!r} (repeat {f.repeat}, fold {f.fold}). Got {est.n_neighbors} instead."
+        )
+    return width
+
+
+def search_fold(task, data, knn, log):
+    """One search at the widest width any kNN estimator needs (step 2); None without kNN cells."""
+    if not knn:
+        return None
+    width = max(_search_width(task, spec, est, data.n_train) for spec, est in knn)
+    with log.stage("search"):
+        t0 = time.perf_counter()
+        graphs = search_graphs(data.X_train, data.X_test, width, **task.search)
+        seconds = time.perf_counter() - t0
+        recall = _search_recall(graphs, data.X_train, data.X_test, width, task.seed, task.fold)
+    return FoldSearch(*graphs, seconds=seconds, recall=recall)
+
+
+def _fold_columns(task, data):
+    f = task.fold
+    return {
+        "dataset": task.dataset,
+        "preprocessing": task.preprocessing.key(),
+        "search": canonical_json(task.search),
+        "protocol": task.protocol_key,
+        "repeat": int(f.repeat),
+        "fold": int(f.fold),
+        "n_train": int(data.n_train),
+        "n_test": int(data.X_test.shape[0]),
+        "n_features": int(data.X_train.shape[1]),
+        "n_labels": int(data.Y_train.shape[1]),
+    }
+
+
+def cell_rows(base, spec, est, outcome, search):
+    """The result rows of one cell: one per measure (steps 3-4 feed them)."""
+    values = dict(outcome.values)
+    if is_knn(est) and search is not None and search.recall is not None:
+        values[SEARCH_RECALL] = search.recall
+    cell = {**base, "algorithm": spec.name, "params": spec.key()}
+    est_json = f"{type(est).__name__}{_params_json(est)}"
+    return [
+        {**cell, "metric": m, "value": v, "fit_seconds": outcome.fit_seconds,
+         "predict_seconds": outcome.predict_seconds, "search_seconds": outcome.search_seconds,
+         "estimator": est_json}
+        for m, v in values.items()
+    ]  # fmt: skip
+
+
+def cell_warning_rows(base, spec, records):
+    """The warning rows of one cell (see :meth:`ResultsDB.warnings`)."""
+    cell = {c: base[c] for c in CELL_COLUMNS if c in base}
+    return [{**cell, "algorithm": spec.name, "params": spec.key(), **r} for r in records]
+
+
+def run_fold(task, X, Y):
+    """Compute every missing cell of one fold.
+
+    Steps: slice and preprocess the fold (:func:`prepare_fold`), search the
+    neighbours once for every kNN estimator (:func:`search_fold`), fit, predict
+    and evaluate each estimator (:func:`mlknn.experiments._cell.run_cell`),
+    and turn each outcome into result rows and warning rows.
+
+    Returns
+    -------
+    FoldResult
+    """
+    _fold_delay()
+    fold_log = WarningLog()
+    data = prepare_fold(task, X, Y, fold_log)
+    built = [(spec, make_estimator(spec, task.seed)) for spec in task.specs]
+    search = search_fold(task, data, [(s, e) for s, e in built if is_knn(e)], fold_log)
+    base = _fold_columns(task, data)
+    shared = fold_log.records()  # preprocessing and search warnings concern every cell of the fold
+    out = FoldResult()
+    for spec, est in built:
+        outcome = run_cell(est, data, search, task.at_k)
+        out.rows += cell_rows(base, spec, est, outcome, search)
+        fold_level = [r for r in shared if is_knn(est) or r["stage"] != "search"]
+        out.warnings += cell_warning_rows(base, spec, fold_level + outcome.warnings)
+    return out
 
 
 def _run_fold_job(task, X, Y):
@@ -365,7 +311,7 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
                 X, Y = data[dataset]
             else:
                 X, Y = load_dataset(dataset, data_home)
-            X, Y = apply_prefilter(X, np.asarray(Y), prefilter)
+            X, Y = apply_prefilter(X, as_label_matrix(Y), prefilter)
             folds = list(splitter.split(X, Y))
             db.record_folds(dataset, protocol_key, canonical_json(prefilter), folds, X.shape[0])
             out = []
@@ -375,7 +321,8 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
                     if cell_key(dataset, s, prep_key, search_key, protocol_key, f.repeat, f.fold) not in done
                 ]  # fmt: skip
                 if missing:
-                    out.append(FoldTask(dataset, f, missing, prep, config.search(), protocol_key, config.protocol.seed))
+                    out.append(FoldTask(dataset, f, missing, prep, config.search(), protocol_key, config.protocol.seed,
+                                        tuple(config.at_k)))
             return X, Y, out
 
         for dataset in config.datasets:
@@ -393,8 +340,8 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
                 results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
                     delayed(_run_fold_job)(t, X, Y) for t in tasks
                 )
-            for task, rows in results:
-                written += db.write_cells(rows)
+            for task, result in results:
+                written += db.write_cells(result.rows, warnings=result.warnings)
                 computed += len(task.specs)
                 progress.advance(len(task.specs))
         return {"total": total, "done_before": done_before, "computed": computed, "rows_written": written}

@@ -1,11 +1,15 @@
 """Repeated k-fold and repeated hold-out for multi-label data."""
 
 import hashlib
+import math
 import zlib
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
+
+from ._stratify import stratified_holdout_split, stratified_kfold_test_folds
 
 #: name -> defaults of :func:`make_protocol`.
 PROTOCOLS = {
@@ -56,13 +60,11 @@ def _repeat_seeds(random_state, n_repeats):
     return [int(s) for s in rng.randint(0, 2**31 - 1, size=n_repeats)]
 
 
-def _dense_labels(Y):
-    if hasattr(Y, "toarray"):
-        Y = Y.toarray()
-    Y = np.asarray(Y)
-    if Y.ndim != 2:
-        raise ValueError(f"Y must be a 2-D (n_samples, n_labels) label matrix; got shape {Y.shape}.")
-    return Y
+def _stratification_labels(Y):
+    """Y for stratification: a canonical CSR array when sparse (never densified), else uint8."""
+    from ..utils._validation import check_label_matrix
+
+    return check_label_matrix(Y, accept_sparse=True)
 
 
 class RepeatedMultilabelKFold:
@@ -76,8 +78,10 @@ class RepeatedMultilabelKFold:
         Repetitions (>= 1).
     stratify : bool, default=False
         Iterative stratification on the label matrix
-        (``iterstrat.ml_stratifiers.MultilabelStratifiedKFold``); otherwise a plain
-        shuffled ``sklearn.model_selection.KFold``.
+        (``iterstrat.ml_stratifiers.MultilabelStratifiedKFold`` for a dense Y; for a
+        sparse Y the same folds computed on its CSR indices without densifying, see
+        :mod:`mlknn.model_selection._stratify`); otherwise a plain shuffled
+        ``sklearn.model_selection.KFold``.
     random_state : int or None, default=None
         Seed of the whole protocol; repetition r uses the r-th draw of
         ``RandomState(random_state)``, so the first r repetitions do not depend
@@ -122,8 +126,8 @@ class RepeatedMultilabelKFold:
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
             Only its number of rows is used.
-        Y : array-like of shape (n_samples, n_labels)
-            Label matrix (used when ``stratify``).
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Label matrix (used when ``stratify``; a sparse Y stays sparse).
 
         Yields
         ------
@@ -133,9 +137,12 @@ class RepeatedMultilabelKFold:
 
         n = X.shape[0]
         self._validate(n)
-        Yd = _dense_labels(Y) if self.stratify else None
+        Yd = _stratification_labels(Y) if self.stratify else None
         for r, seed in enumerate(_repeat_seeds(self.random_state, self.n_repeats)):
-            if self.stratify:
+            if self.stratify and sp.issparse(Yd):
+                test_folds = stratified_kfold_test_folds(Yd, self.n_splits, seed)
+                parts = ((np.flatnonzero(test_folds != f), np.flatnonzero(test_folds == f)) for f in range(self.n_splits))
+            elif self.stratify:
                 from iterstrat.ml_stratifiers import MultilabelStratifiedKFold
 
                 splitter = MultilabelStratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
@@ -166,7 +173,8 @@ class RepeatedHoldout:
     n_repeats : int, default=10
     stratify : bool, default=False
         Iterative stratification
-        (``iterstrat.ml_stratifiers.MultilabelStratifiedShuffleSplit``).
+        (``iterstrat.ml_stratifiers.MultilabelStratifiedShuffleSplit`` for a dense Y;
+        for a sparse Y the same split computed on its CSR indices).
     random_state : int or None, default=None
         Seed of the whole protocol; repetition r uses the r-th draw of
         ``RandomState(random_state)``, so the first r repetitions do not depend
@@ -206,9 +214,11 @@ class RepeatedHoldout:
 
         self._validate()
         n = X.shape[0]
-        Yd = _dense_labels(Y) if self.stratify else None
+        Yd = _stratification_labels(Y) if self.stratify else None
         for r, seed in enumerate(_repeat_seeds(self.random_state, self.n_repeats)):
-            if self.stratify:
+            if self.stratify and sp.issparse(Yd):
+                tr, te = stratified_holdout_split(Yd, math.ceil(self.test_size * n), seed)
+            elif self.stratify:
                 from iterstrat.ml_stratifiers import MultilabelStratifiedShuffleSplit
 
                 splitter = MultilabelStratifiedShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)

@@ -15,6 +15,11 @@ Three steps, each a parameter of an experiment (see :mod:`mlknn.experiments`):
 
 :class:`FoldPreprocessor` chains them in that order (labels, features,
 scaling) and is what the experiment harness fits on each training fold.
+
+A sparse (CSR) label matrix stays sparse through all of them: label counts are
+taken from its column indices (:func:`label_counts`, :func:`labelled_rows`),
+and the chi-square scores of a sparse Y are computed a batch of labels at a
+time (never a (q, d) or (n, q) array).
 """
 
 from ._preprocess import (
@@ -22,6 +27,8 @@ from ._preprocess import (
     FoldPreprocessor,
     MultiLabelChi2Selector,
     RareLabelFilter,
+    label_counts,
+    labelled_rows,
     multilabel_chi2,
 )
 
@@ -30,5 +37,7 @@ __all__ = [
     "FoldPreprocessor",
     "MultiLabelChi2Selector",
     "RareLabelFilter",
+    "label_counts",
+    "labelled_rows",
     "multilabel_chi2",
 ]

@@ -5,17 +5,37 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import gen_batches
+
+from ..utils._validation import check_label_matrix
 
 _SCALINGS = ("none", "minmax", "zscore")
 
 
 def _labels(Y):
+    """Y as a canonical CSR array when sparse (never densified), else a uint8 ndarray."""
+    return check_label_matrix(Y, accept_sparse=True)
+
+
+def label_counts(Y):
+    """Positive instances of every label: (n_labels,) int64, O(nnz) for a sparse Y."""
+    Y = _labels(Y)
     if sp.issparse(Y):
-        Y = Y.toarray()
-    Y = np.asarray(Y)
-    if Y.ndim != 2:
-        raise ValueError(f"Y must be a 2-D (n_samples, n_labels) 0/1 matrix; got shape {Y.shape}.")
-    return Y
+        return np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.int64)
+    return Y.sum(axis=0, dtype=np.int64)
+
+
+def labelled_rows(Y):
+    """Boolean mask of the rows with at least one label, O(nnz) for a sparse Y."""
+    Y = _labels(Y)
+    if sp.issparse(Y):
+        return np.diff(Y.indptr) > 0
+    return Y.any(axis=1)
+
+
+#: Labels scored at once by :class:`MultiLabelChi2Selector` for a sparse Y: the
+#: (labels, features) statistic of one batch is what it holds in memory.
+_CHI2_LABEL_BATCH = 1024
 
 
 class FeatureScaler:
@@ -74,7 +94,8 @@ def multilabel_chi2(X, Y):
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features), non-negative
-    Y : array-like of shape (n_samples, n_labels), 0/1
+    Y : {array-like, sparse matrix} of shape (n_samples, n_labels), 0/1
+        A sparse Y stays sparse (the products are sparse x dense or sparse x sparse).
 
     Returns
     -------
@@ -88,15 +109,16 @@ def multilabel_chi2(X, Y):
         if X.nnz and X.data.min() < 0:
             raise ValueError("chi2 feature selection needs non-negative features; got a negative value.")
         feature_sum = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
-        observed1 = np.asarray((X.T @ Y).T, dtype=np.float64)  # (q, d)
+        observed1 = X.T @ Y
+        observed1 = np.asarray(observed1.toarray() if sp.issparse(observed1) else observed1, dtype=np.float64).T
     else:
         X = np.asarray(X, dtype=np.float64)
         if X.size and X.min() < 0:
             raise ValueError("chi2 feature selection needs non-negative features; got a negative value.")
         feature_sum = X.sum(axis=0)
-        observed1 = Y.T @ X
+        observed1 = np.asarray(Y.T @ X)  # (q, d); for a sparse Y: sparse x dense
     n = Y.shape[0]
-    p1 = (Y.sum(axis=0) / n)[:, None]  # (q, 1)
+    p1 = (label_counts(Y) / n)[:, None]  # (q, 1)
     expected1 = p1 * feature_sum[None, :]
     expected0 = (1.0 - p1) * feature_sum[None, :]
     observed0 = feature_sum[None, :] - observed1
@@ -165,9 +187,7 @@ class MultiLabelChi2Selector:
             Xs = np.asarray(X, dtype=np.float64)
             if Xs.size and Xs.min() < 0:
                 Xs = Xs - Xs.min(axis=0)
-        stat = multilabel_chi2(Xs, Y)
-        stat = np.where(np.isfinite(stat), stat, 0.0)
-        self.scores_ = stat.max(axis=0) if stat.shape[0] else np.zeros(d)
+        self.scores_ = _max_chi2_over_labels(Xs, Y, d)
         order = np.lexsort((np.arange(d), -self.scores_))
         self.support_ = np.sort(order[:n_keep]).astype(np.intp)
         return self
@@ -179,6 +199,23 @@ class MultiLabelChi2Selector:
 
     def fit_transform(self, X, Y):
         return self.fit(X, Y).transform(X)
+
+
+def _max_chi2_over_labels(X, Y, d):
+    """Max over labels of :func:`multilabel_chi2` (undefined counts as 0).
+
+    A dense Y is scored in one product (as before); a sparse Y, whose q may be
+    10^4-10^6, in batches of :data:`_CHI2_LABEL_BATCH` labels with a running
+    maximum, so no (q, d) array is held.
+    """
+    Y = _labels(Y)
+    batches = gen_batches(Y.shape[1], _CHI2_LABEL_BATCH) if sp.issparse(Y) else [slice(None)]
+    best = np.zeros(d)
+    for batch in batches:
+        stat = multilabel_chi2(X, Y[:, batch])
+        if stat.shape[0]:
+            best = np.maximum(best, np.where(np.isfinite(stat), stat, 0.0).max(axis=0))
+    return best
 
 
 class RareLabelFilter:
@@ -204,7 +241,7 @@ class RareLabelFilter:
             raise ValueError(
                 f"The 'min_label_count' parameter must be an int >= 0. Got {self.min_count!r} instead."
             )
-        counts = _labels(Y).sum(axis=0)
+        counts = label_counts(Y)
         self.support_ = np.flatnonzero(counts >= self.min_count).astype(np.intp)
         if self.support_.size == 0:
             raise ValueError(
@@ -214,6 +251,7 @@ class RareLabelFilter:
         return self
 
     def transform(self, Y):
+        """The kept label columns; a sparse Y stays sparse (CSR)."""
         if sp.issparse(Y):
             return Y.tocsc()[:, self.support_].tocsr()
         return np.asarray(Y)[:, self.support_]

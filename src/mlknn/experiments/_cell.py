@@ -1,0 +1,215 @@
+"""One cell of an experiment: fit one estimator on one fold, predict, evaluate.
+
+Every step goes through the estimators' public API: a kNN estimator is fitted
+and queried from the fold's shared graphs (``fit_from_graph``,
+``predict_proba_from_graph``, ``predict_from_graph``,
+``predict_topk_from_graph``), any other estimator with ``fit`` / ``predict``.
+The readings of other libraries (``mlknn:skml``...) are estimator parameters
+(see ``ALIASES`` in :mod:`mlknn.experiments._config`), not harness code.
+
+Warnings raised by a step are not silenced: :class:`WarningLog` records them
+(category, message, count, and the step) and the runner stores them with the
+cell in the results database (:meth:`ResultsDB.warnings`).
+
+Which scores a cell evaluates:
+
+* dense labels: the dense ``predict_proba`` scores, every measure of
+  :data:`mlknn.metrics.METRIC_NAMES` (plus the ``@k`` measures when the
+  experiment asks for ``at_k``), exactly as before;
+* sparse labels whose dense (n_test, q) scores fit (the estimators' dense-label
+  budget, :func:`mlknn.utils._validation.dense_label_budget`, and
+  ``evaluate``'s :data:`~mlknn.metrics._evaluate_at_k.DENSE_METRICS_MAX_CELLS`):
+  the same, so a CSR Y gives the numbers of the dense Y;
+* sparse labels at larger q: ``predict_topk`` of the widest ``at_k`` (default
+  1, 3, 5), the sparse 0/1 prediction, and the ``@k`` measures
+  (precision, recall, nDCG and their propensity-scored forms); ``evaluate``
+  names what it leaves out (a recorded ``MetricSkippedWarning``). No (n, q)
+  array is made on this path.
+"""
+
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+#: ``@k`` cut-offs of a sparse-label cell too large for dense scores, when the
+#: experiment names none.
+DEFAULT_AT_K = (1, 3, 5)
+
+#: Longest warning message stored (the rest is cut, with "...").
+MAX_WARNING_CHARS = 2000
+
+
+@dataclass
+class FoldData:
+    """A fold after its preprocessing (Y dense or CSR, as given)."""
+
+    X_train: object
+    Y_train: object
+    X_test: object
+    Y_test: object
+
+    @property
+    def n_train(self):
+        return self.X_train.shape[0]
+
+
+@dataclass
+class FoldSearch:
+    """The fold's shared neighbour search (one for every kNN cell)."""
+
+    index: object
+    train_graph: object
+    test_graph: object
+    seconds: float
+    recall: float | None = None
+
+
+@dataclass
+class CellOutcome:
+    values: dict
+    fit_seconds: float
+    predict_seconds: float
+    search_seconds: float
+    warnings: list = field(default_factory=list)
+
+
+class WarningLog:
+    """Counts the warnings raised inside :meth:`stage` blocks, per (stage, category, message).
+
+    Inside a stage every warning is caught and counted (``simplefilter("always")``:
+    a warning repeated for each of q labels counts q times), none is printed.
+    """
+
+    def __init__(self):
+        self._counts = {}
+
+    @contextmanager
+    def stage(self, name):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        for w in caught:
+            cat = w.category
+            message = str(w.message)
+            if len(message) > MAX_WARNING_CHARS:
+                message = message[: MAX_WARNING_CHARS - 3] + "..."
+            key = (name, f"{cat.__module__}.{cat.__qualname__}", message)
+            self._counts[key] = self._counts.get(key, 0) + 1
+
+    def records(self):
+        """List of dicts: ``stage``, ``category``, ``message``, ``count`` (first-seen order)."""
+        return [{"stage": s, "category": c, "message": m, "count": n} for (s, c, m), n in self._counts.items()]
+
+
+def is_knn(est):
+    from ..base import KNNMultiLabelBase
+
+    return isinstance(est, KNNMultiLabelBase)
+
+
+def _scores(est, X):
+    """Dense scores of a non-kNN estimator: ``predict_proba`` (list of per-label
+    (n, 2) arrays allowed), else ``decision_function``, else None."""
+    if hasattr(est, "predict_proba"):
+        try:
+            S = est.predict_proba(X)
+            if isinstance(S, list):  # per-label (n, 2) arrays
+                S = np.column_stack([s[:, -1] for s in S])
+            return np.asarray(S, dtype=float)
+        except (AttributeError, NotImplementedError):
+            pass
+    if hasattr(est, "decision_function"):
+        return np.asarray(est.decision_function(X), dtype=float)
+    return None
+
+
+def _dense_scores_fit(n_rows, n_labels):
+    """Whether a sparse-label cell can afford dense (n_rows, n_labels) scores and measures."""
+    from ..metrics._evaluate_at_k import DENSE_METRICS_MAX_CELLS
+    from ..utils._validation import dense_label_budget
+
+    cells = int(n_rows) * int(n_labels)
+    return cells <= DENSE_METRICS_MAX_CELLS and cells * 8 <= dense_label_budget()
+
+
+def _dense_train_labels(est, Y):
+    """Y for an estimator outside the kNN family: dense, after the budget check."""
+    if not sp.issparse(Y):
+        return Y
+    from ..utils._validation import check_dense_label_budget
+
+    check_dense_label_budget(Y.shape[0], Y.shape[1], estimator=est, itemsize=1,
+                             what="a dense training label matrix")  # fmt: skip
+    return Y.toarray()
+
+
+def _fit(est, data, search):
+    if is_knn(est):
+        est.fit_from_graph(search.train_graph, data.Y_train, X=data.X_train, index=search.index)
+    else:
+        est.fit(data.X_train, _dense_train_labels(est, data.Y_train))
+
+
+def _predict(est, data, search, topk):
+    """(P, scores): the 0/1 prediction and dense scores, or the top-k pair when ``topk``."""
+    if not is_knn(est):
+        return est.predict(data.X_test), _scores(est, data.X_test)
+    graph, X = search.test_graph, data.X_test
+    P = est.predict_from_graph(graph, X)
+    if topk:
+        return P, est.predict_topk_from_graph(graph, X, k=topk)
+    return P, est.predict_proba_from_graph(graph, X)
+
+
+def _evaluate(data, P, S, at_k):
+    from ..metrics import evaluate
+
+    if not sp.issparse(data.Y_test):
+        # Dense labels: as the harness always evaluated (a sparse 0/1 output densified).
+        P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
+    if not at_k:
+        return dict(evaluate(data.Y_test, P, S))
+    from ..metrics import inverse_propensity
+
+    return dict(evaluate(data.Y_test, P, S, at_k=at_k, inv_propensity=inverse_propensity(data.Y_train)))
+
+
+def run_cell(est, data, search, at_k=()):
+    """Fit, predict and evaluate one estimator on one fold.
+
+    Parameters
+    ----------
+    est : estimator (unfitted)
+    data : FoldData
+    search : FoldSearch or None
+        The fold's graphs (required for a kNN estimator).
+    at_k : tuple of int
+        ``@k`` measures to add (``evaluate(..., at_k=...)``); a sparse-label
+        cell too large for dense scores uses :data:`DEFAULT_AT_K` when empty.
+
+    Returns
+    -------
+    CellOutcome
+    """
+    log = WarningLog()
+    knn = is_knn(est)
+    sparse_labels = sp.issparse(data.Y_test)
+    topk = 0
+    if knn and sparse_labels and not _dense_scores_fit(data.X_test.shape[0], data.Y_test.shape[1]):
+        at_k = tuple(at_k) or DEFAULT_AT_K
+        topk = max(at_k)
+    with log.stage("fit"):
+        t0 = time.perf_counter()
+        _fit(est, data, search)
+        fit_s = time.perf_counter() - t0
+    with log.stage("predict"):
+        t0 = time.perf_counter()
+        P, S = _predict(est, data, search, topk)
+        pred_s = time.perf_counter() - t0
+    with log.stage("evaluate"):
+        values = _evaluate(data, P, S, at_k)
+    return CellOutcome(values, fit_s, pred_s, search.seconds if knn else 0.0, log.records())

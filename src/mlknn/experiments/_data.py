@@ -1,0 +1,52 @@
+"""The data of an experiment: loading by name and dataset-level preprocessing.
+
+A label matrix keeps its kind through the harness: a dense Y stays a dense
+ndarray (as loaded), a sparse Y (the extreme-classification loader's CSR, or a
+CSR given in ``data=``) stays sparse through splitting, preprocessing and the
+estimators (see docs/experiments.md, "Sparse labels").
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def as_label_matrix(Y):
+    """A sparse Y as given (row slicing works on CSR), anything else as an ndarray.
+
+    ``np.asarray`` of a scipy sparse matrix is a 0-d object array, so a sparse Y
+    must not go through it.
+    """
+    if sp.issparse(Y):
+        return Y.tocsr() if Y.format != "csr" else Y
+    return np.asarray(Y)
+
+
+def load_dataset(name, data_home=None):
+    """X, Y of a dataset name (``$MLKNN_DATA``), a data file path or ``simulated2d``.
+
+    Y is an ndarray, or CSR when the loader returns sparse labels.
+    """
+    if name == "simulated2d":
+        from ..datasets import make_simulated_2d
+
+        b = make_simulated_2d(random_state=0)
+        return b.X, as_label_matrix(b.Y)
+    from ..datasets import load
+
+    b = load(name, data_home=data_home)
+    return b.X, as_label_matrix(b.Y)
+
+
+def apply_prefilter(X, Y, prefilter):
+    """Dataset-level preprocessing (before splitting): drop rare labels, then the
+    instances left without any label. Returns X, Y (Y sparse if it was)."""
+    if prefilter is None:
+        return X, Y
+    from ..preprocessing import RareLabelFilter, labelled_rows
+
+    Y = RareLabelFilter(prefilter["min_label_count"]).fit_transform(Y)
+    if prefilter.get("drop_unlabelled"):
+        keep = np.flatnonzero(labelled_rows(Y))
+        if keep.size < Y.shape[0]:
+            X, Y = X[keep], Y[keep]
+    return X, Y
