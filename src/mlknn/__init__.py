@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
 from .algorithms._mlknn import MLkNN
+from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
 
 try:
     __version__ = version("mlknn")
@@ -26,7 +27,9 @@ __all__ = [
     "BRkNNa",
     "BRkNNb",
     "DMLkNN",
+    "FeatureScaleWarning",
     "IBLR",
+    "LabelSpaceTooLargeError",
     "MLHiKNN",
     "MLkNN",
     "NeighborhoodClassifier",

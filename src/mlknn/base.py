@@ -8,20 +8,27 @@ leave-one-out graph of the training set and hands it to the algorithm's
 searches once for every algorithm and every k.
 """
 
+import dataclasses
 from abc import abstractmethod
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
 from .neighbors import NeighborGraph, build_graph, get_backend, is_exact
-from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context
+from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context, get_chunk_n_rows
 from .utils._validation import (  # noqa: F401
+    LabelSpaceTooLargeError,
     NonNumericInputError,
+    check_dense_label_budget,
     check_label_matrix,
+    dense_label_budget,
     label_classes,
     validate_features,
     validate_fit_data,
+    warn_if_unscaled,
 )
 from .utils._validation import input_dtype as _input_dtype  # noqa: F401  (kept importable)
 
@@ -38,11 +45,43 @@ HUBNESS_CONSTRAINT = [
 ]
 
 
-class MultiLabelMixin:
-    """Tags and the common ``score`` for multi-label estimators.
+#: Constraint of the ``random_state`` parameter of the kNN estimators (seeds a
+#: randomised backend such as pynndescent, and MULAN's random tie draws).
+RANDOM_STATE_CONSTRAINT = ["random_state"]
 
+
+class MultiLabelMixin:
+    """Tags, the common ``score`` and the fit-data validation of multi-label estimators.
+
+    Shared by :class:`KNNMultiLabelBase` and the baselines' base class.
     ``score`` is subset accuracy, as for scikit-learn's multi-label classifiers.
     """
+
+    def _validate_multilabel_fit(self, X, Y, *, sparse_labels=False, **kwargs):
+        """``validate_fit_data`` and the label-space attributes every fit sets.
+
+        Sets ``n_labels_``, ``classes_`` and ``_y_dtype`` (what ``predict`` returns).
+
+        Parameters
+        ----------
+        X, Y
+            As given to ``fit``.
+        sparse_labels : bool, default=False
+            Keep a sparse Y sparse (a canonical uint8 ``csr_array``).
+        **kwargs
+            Passed to :func:`mlknn.utils._validation.validate_features`.
+
+        Returns
+        -------
+        X, Y : validated
+        """
+        X, Y, self._y_dtype = validate_fit_data(self, X, Y, sparse_labels=sparse_labels, **kwargs)
+        self._set_label_space(Y)
+        return X, Y
+
+    def _set_label_space(self, Y):
+        self.n_labels_ = Y.shape[1]
+        self.classes_ = label_classes(Y.shape[1])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -56,12 +95,36 @@ class MultiLabelMixin:
         return tags
 
 
+def graph_rows(graph, rows):
+    """The rows ``rows`` (a slice) of a neighbour graph, keeping its class (e.g. a
+    hubness-reduced graph with its primary distances)."""
+    changes = {
+        f.name: getattr(graph, f.name)[rows]
+        for f in dataclasses.fields(graph)
+        if isinstance(getattr(graph, f.name), np.ndarray) and getattr(graph, f.name).ndim >= 1
+    }
+    return dataclasses.replace(graph, **changes)
+
+
 class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     """Base class: validation, neighbour search and the graph hooks.
 
     Subclasses implement ``_fit_graph(graph, Y, X)`` and
-    ``_predict_proba_graph(graph, X)``, and may override ``_decide(proba, graph)``
-    to turn scores into a 0/1 bipartition (default: score > threshold_).
+    ``_predict_proba_graph(graph, X)``, and may override
+    ``_predict_graph(graph, X)`` (default: the 0/1 matrix ``proba > 0.5``) and
+    ``_predict_topk_graph(graph, X, k)`` (default: the top k of
+    ``_predict_proba_graph``, chunk by chunk over the query rows).
+
+    **Sparse labels.** A subclass with ``_supports_sparse_labels = True`` receives
+    a sparse Y in ``_fit_graph`` as a canonical uint8 ``csr_array`` and must
+    then return a ``csr_array`` from ``_predict_graph``; the others receive a
+    dense Y, densified only after :func:`check_dense_label_budget`. The fitted
+    attribute ``sparse_labels_`` records which path was taken.
+
+    **Capabilities** are class attributes, read through :meth:`knn_capabilities`:
+    ``_supports_sparse_labels``, ``_uses_features`` (``fit_from_graph`` needs X;
+    may be a property when a parameter decides it) and ``_uses_radius_counts``
+    (the estimator counts radius neighbourhoods through the fitted index).
 
     Parameters common to all subclasses
     -----------------------------------
@@ -71,7 +134,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         with ``fit`` and ``kneighbors``.
     metric : str
     n_jobs : int or None
+    random_state : int, RandomState instance or None
+        Passed to the backend (randomised searches such as pynndescent).
     """
+
+    _supports_sparse_labels = False
+    _uses_features = False
+    _uses_radius_counts = False
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
@@ -80,13 +149,57 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         "n_jobs": [Integral, None],
     }
 
-    #: Extra neighbours searched beyond n_neighbors (hubness reduction re-ranks a
-    #: wider candidate set); subclasses may override.
     def _search_width(self):
+        """Neighbours searched before capping (hubness reduction re-ranks a wider
+        candidate set); subclasses may override."""
         reduction = self._hubness_reduction()
         if reduction is None:
             return self.n_neighbors
         return max(self.n_neighbors, reduction.search_width(self.n_neighbors))
+
+    def search_width(self, n_train=None):
+        """How many neighbours this estimator needs from the backend per point.
+
+        ``n_neighbors``, or more when a hubness reduction re-ranks a wider
+        candidate set. A caller that builds the graphs itself (an experiment
+        sharing one search between estimators) searches this many, then calls
+        :meth:`fit_from_graph` and :meth:`predict_proba_from_graph`.
+
+        Parameters
+        ----------
+        n_train : int, optional
+            Training-set size: a width beyond ``n_neighbors`` is capped at
+            ``n_train - 1`` (leave-one-out). None: uncapped.
+
+        Returns
+        -------
+        int
+        """
+        width = self._search_width()
+        if n_train is not None and width > self.n_neighbors:
+            width = max(self.n_neighbors, min(width, int(n_train) - 1))
+        return int(width)
+
+    def knn_capabilities(self):
+        """What this estimator needs from, and accepts beside, its neighbour graphs.
+
+        Returns
+        -------
+        dict
+            ``"uses_features"``: ``fit_from_graph`` / ``predict_proba_from_graph``
+            need X as well as the graph (the method, or its hubness reduction,
+            reads the features); ``"radius_counts"``: it counts radius
+            neighbourhoods through the fitted index (pass ``index=`` to
+            ``fit_from_graph``); ``"sparse_labels"``: a sparse Y stays sparse;
+            ``"hubness"``: it accepts a ``hubness`` parameter.
+        """
+        reduction = self._hubness_reduction()
+        return {
+            "uses_features": bool(self._uses_features) or bool(getattr(reduction, "_needs_X", False)),
+            "radius_counts": bool(self._uses_radius_counts),
+            "sparse_labels": bool(self._supports_sparse_labels),
+            "hubness": "hubness" in self._parameter_constraints,
+        }
 
     # ------------------------------------------------------ hubness hooks
     def _hubness_reduction(self):
@@ -99,11 +212,8 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         return make_reduction(hubness, n_neighbors=self.n_neighbors, metric=self.metric)
 
     def _width_for(self, n_train):
-        """``_search_width()``, capped at n_train - 1 when it exceeds n_neighbors."""
-        width = self._search_width()
-        if width > self.n_neighbors:
-            width = max(self.n_neighbors, min(width, n_train - 1))
-        return width
+        """Deprecated private name of :meth:`search_width` (kept while callers move)."""
+        return self.search_width(n_train)
 
     def _transform_graph(self, graph, X=None, *, fit=False):
         """Hook between the search and the algorithm, in fit and in every query.
@@ -128,31 +238,43 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_labels)
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
             Binary indicator matrix (0/1). A single label is ``(n_samples, 1)``.
+            A scipy sparse Y stays sparse in the estimators that support it
+            (``knn_capabilities()["sparse_labels"]``); the others densify it
+            after checking that it fits in memory.
 
         Returns
         -------
         self
         """
-        X, Y = self._validate_fit_input(X, Y)
-        width = self._width_for(X.shape[0])
+        container = _container_kind(Y)
+        X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
+        Y = self._labels_for_fit(Y)
+        warn_if_unscaled(X, self)
+        width = self.search_width(X.shape[0])
         self._check_n_neighbors(X.shape[0], width)
-        self.nn_ = get_backend(self.neighbors, metric=self.metric, n_jobs=self.n_jobs).fit(X)
+        X = self._transform_features(X, fit=True)
+        self.nn_ = get_backend(self.neighbors, metric=self.metric, n_jobs=self.n_jobs,
+                               random_state=getattr(self, "random_state", None)).fit(X)
         graph = self._transform_graph(build_graph(self.nn_, None, width), X, fit=True)
-        self._fit_from_validated_graph(graph, Y, X)
+        self._fit_from_validated_graph(graph, Y, X, (y_dtype, container))
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_from_graph(self, graph, Y, X=None, index=None):
         """Fit from a precomputed leave-one-out graph of the training set.
+
+        Everything is validated before any fitted attribute is set.
 
         Parameters
         ----------
         graph : NeighborGraph
-            Leave-one-out graph, at least ``n_neighbors`` wide (wider is sliced).
-        Y : array-like of shape (n_samples, n_labels)
+            Leave-one-out graph, at least :meth:`search_width` wide (wider is sliced).
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
         X : {array-like, sparse matrix}, optional
-            Training features, for methods that use them (e.g. IBLR-ML+).
+            Training features, for methods that use them
+            (``knn_capabilities()["uses_features"]``).
         index : fitted backend, optional
             Kept as ``nn_`` so that :meth:`predict` works without a graph.
 
@@ -160,35 +282,51 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
         if not isinstance(graph, NeighborGraph) or not graph.loo:
             got = type(graph).__name__ if not isinstance(graph, NeighborGraph) else "a NeighborGraph with loo=False"
             raise ValueError(
                 f"The 'graph' parameter of {type(self).__name__}.fit_from_graph must be the training "
                 f"set's leave-one-out NeighborGraph (loo=True). Got {got} instead."
             )
-        self._y_input_dtype = _input_dtype(Y)
-        Y = check_label_matrix(Y, n_samples=graph.n_points)
+        y_dtype, container = _input_dtype(Y), _container_kind(Y)
+        Y = self._labels_for_fit(check_label_matrix(Y, n_samples=graph.n_points, accept_sparse=True))
+        width = self.search_width(graph.n_points)
+        self._check_n_neighbors(graph.n_points, width)
+        if graph.n_neighbors < width:
+            raise ValueError(
+                f"The 'graph' parameter of {type(self).__name__}.fit_from_graph must be at least "
+                f"search_width() = {width} wide. Got a graph {graph.n_neighbors} wide instead."
+            )
         if X is not None:
             X = validate_features(self, X)
+            if X.shape[0] != graph.n_points:
+                raise ValueError(
+                    f"X has {X.shape[0]} rows but the graph has {graph.n_points} points; they must match."
+                )
         else:
             self.n_features_in_ = getattr(index, "n_features_in_", 0)
-        width = self._width_for(graph.n_points)
-        self._check_n_neighbors(graph.n_points, width)
         self.nn_ = index
-        self._fit_from_validated_graph(self._transform_graph(graph.take(width), X, fit=True), Y, X)
+        self._fit_from_validated_graph(self._transform_graph(graph.take(width), X, fit=True), Y, X,
+                                       (y_dtype, container))
         return self
 
-    def _fit_from_validated_graph(self, graph, Y, X):
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = label_classes(Y.shape[1])
-        self._y_dtype = self._y_input_dtype
+    def _labels_for_fit(self, Y):
+        """Keep a sparse Y sparse if this estimator supports it, else densify within budget."""
+        if sp.issparse(Y) and not self._supports_sparse_labels:
+            check_dense_label_budget(*Y.shape, estimator=self, what="a dense label matrix")
+            return Y.toarray()
+        return Y
+
+    def _fit_from_validated_graph(self, graph, Y, X, y_kind):
+        self._set_label_space(Y)
+        self._y_dtype, self._y_container = y_kind
+        self.sparse_labels_ = bool(sp.issparse(Y))
         self.n_train_ = Y.shape[0]
         self._fit_graph(graph, Y, X)
 
-    def _validate_fit_input(self, X, Y):
-        X, Y, self._y_input_dtype = validate_fit_data(self, X, Y)
-        return X, Y
+    def _transform_features(self, X, fit=False):
+        """Hook on X before the search (identity; MLkNN(variant="mulan") rescales)."""
+        return X
 
     def _check_n_neighbors(self, n_samples, width):
         if n_samples < 2:
@@ -205,7 +343,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
     # -------------------------------------------------------------- predict
     def query_graph(self, X=None):
-        """The neighbour graph this estimator uses for ``X`` (None: training LOO)."""
+        """The neighbour graph this estimator uses for ``X`` (None: training LOO).
+
+        Returns
+        -------
+        graph : NeighborGraph
+        X : validated X (None stays None)
+        """
         check_is_fitted(self)
         if self.nn_ is None:
             raise ValueError(
@@ -213,8 +357,8 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 "predict_proba_from_graph or pass index= to fit_from_graph."
             )
         if X is not None:
-            X = validate_features(self, X, reset=False)
-        graph = build_graph(self.nn_, X, self._width_for(self.n_train_))
+            X = self._transform_features(validate_features(self, X, reset=False))
+        graph = build_graph(self.nn_, X, self.search_width(self.n_train_))
         return self._transform_graph(graph, X), X
 
     def neighbor_recall(self, X=None, *, n_samples=1000, random_state=None):
@@ -255,8 +399,8 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 "mlknn.neighbors.estimate_recall(index, X_train, X_query) with its training points."
             )
         if X is not None:
-            X = validate_features(self, X, reset=False)
-        return float(self.nn_.recall(X, n_neighbors=self._width_for(self.n_train_), n_samples=int(n_samples),
+            X = self._transform_features(validate_features(self, X, reset=False))
+        return float(self.nn_.recall(X, n_neighbors=self.search_width(self.n_train_), n_samples=int(n_samples),
                                      random_state=random_state))
 
     def predict_proba(self, X):
@@ -270,8 +414,12 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_queries, n_labels)
             One array (like ClassifierChain), not MultiOutputClassifier's list of
-            per-label arrays.
+            per-label arrays. Dense also after a fit on sparse labels, while it
+            fits the memory budget (else :class:`LabelSpaceTooLargeError`: use
+            :meth:`predict_topk`).
         """
+        check_is_fitted(self)
+        self._check_dense_scores(_num_rows(X))
         graph, X = self.query_graph(X)
         return self._predict_proba_graph(graph, X)
 
@@ -284,19 +432,53 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_queries, n_labels)
-            Same dtype as the Y given to ``fit`` (as scikit-learn requires).
+        ndarray or sparse of shape (n_queries, n_labels)
+            Same dtype as the Y given to ``fit`` (as scikit-learn requires); CSR
+            of the container kind given (``csr_matrix`` or ``csr_array``) when
+            fitted on sparse labels.
         """
         graph, X = self.query_graph(X)
-        return self._predict_graph(graph, X).astype(self._y_dtype, copy=False)
+        return self._format_prediction(self._predict_graph(graph, X))
+
+    def predict_topk(self, X, k=5):
+        """The k highest-scoring labels of each query and their scores.
+
+        Equal to the top k of :meth:`predict_proba`, row by row, with ties broken
+        by the lower label index; estimators fitted on sparse labels compute it
+        without any (n_queries, n_labels) array.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+        k : int, default=5
+            ``1 <= k <= n_labels``.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_queries, k), int64
+            Label indices, by decreasing score.
+        scores : ndarray of shape (n_queries, k), float64
+        """
+        check_is_fitted(self)
+        k = self._check_k(k)
+        graph, X = self.query_graph(X)
+        return self._predict_topk_graph(graph, X, k)
 
     def predict_proba_from_graph(self, graph, X=None):
-        """Scores from a precomputed query graph (at least ``n_neighbors`` wide)."""
+        """Scores from a precomputed query graph (at least :meth:`search_width` wide)."""
+        check_is_fitted(self)
+        self._check_dense_scores(graph.n_points if isinstance(graph, NeighborGraph) else 0)
         return self._predict_proba_graph(self._query_from_graph(graph, X), X)
 
     def predict_from_graph(self, graph, X=None):
-        """0/1 predictions from a precomputed query graph."""
-        return self._predict_graph(self._query_from_graph(graph, X), X).astype(self._y_dtype, copy=False)
+        """0/1 predictions from a precomputed query graph (as :meth:`predict`)."""
+        return self._format_prediction(self._predict_graph(self._query_from_graph(graph, X), X))
+
+    def predict_topk_from_graph(self, graph, X=None, k=5):
+        """:meth:`predict_topk` from a precomputed query graph."""
+        check_is_fitted(self)
+        k = self._check_k(k)
+        return self._predict_topk_graph(self._query_from_graph(graph, X), X, k)
 
     def _query_from_graph(self, graph, X):
         """A precomputed query graph sliced to the search width and transformed."""
@@ -306,11 +488,55 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 f"The 'graph' parameter of {type(self).__name__} must be a NeighborGraph. "
                 f"Got {type(graph).__name__} instead."
             )
-        return self._transform_graph(graph.take(self._width_for(self.n_train_)), X)
+        return self._transform_graph(graph.take(self.search_width(self.n_train_)), X)
+
+    def _check_k(self, k):
+        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+            raise ValueError(f"The 'k' parameter of predict_topk must be an int >= 1. Got {k!r} instead.")
+        if k > self.n_labels_:
+            raise ValueError(
+                f"The 'k' parameter of predict_topk must be <= n_labels = {self.n_labels_} (q, the "
+                f"number of labels). Got k = {k} instead."
+            )
+        return int(k)
+
+    def _check_dense_scores(self, n_rows):
+        if getattr(self, "sparse_labels_", False):
+            check_dense_label_budget(n_rows, self.n_labels_, estimator=self,
+                                     what="a dense predict_proba output",
+                                     alternative="predict_topk(X, k) (the k best labels per query)")
+
+    def _format_prediction(self, P):
+        """``_predict_graph``'s 0/1 output in fit's dtype, and CSR of fit's container kind."""
+        if sp.issparse(P):
+            P = sp.csr_array(P).astype(self._y_dtype, copy=False)
+            return sp.csr_matrix(P) if getattr(self, "_y_container", "array") == "matrix" else P
+        return np.asarray(P).astype(self._y_dtype, copy=False)
 
     def _predict_graph(self, graph, X):
         proba = self._predict_proba_graph(graph, X)
         return (proba > 0.5).astype(np.uint8)
+
+    def _predict_topk_graph(self, graph, X, k):
+        """Default top k: of ``_predict_proba_graph``, whole if it fits the budget, else by row chunks.
+
+        An estimator whose scores come from a BLAS product (IBLR, MLHiKNN) can
+        differ in the last bit between chunk sizes: within the budget the
+        scores are exactly those of :meth:`predict_proba`.
+        """
+        from .algorithms._kernels import topk_from_dense
+
+        n = graph.n_points
+        if n * self.n_labels_ * 8 <= min(dense_label_budget(), 2**30):
+            return topk_from_dense(self._predict_proba_graph(graph, X), k)
+        step = get_chunk_n_rows(row_bytes=32 * self.n_labels_, max_n_rows=n)
+        labels, scores = [], []
+        for rows in gen_batches(n, step):
+            part = self._predict_proba_graph(graph_rows(graph, rows), None if X is None else X[rows])
+            lab, sc = topk_from_dense(part, k)
+            labels.append(lab)
+            scores.append(sc)
+        return np.vstack(labels), np.vstack(scores)
 
     @abstractmethod
     def _fit_graph(self, graph, Y, X): ...
@@ -318,3 +544,18 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     @abstractmethod
     def _predict_proba_graph(self, graph, X): ...
 
+
+def _num_rows(X):
+    """Rows of an input before validation (for the budget check; validation comes next)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    try:
+        return len(X)
+    except TypeError:
+        return 0
+
+
+def _container_kind(Y):
+    """"matrix" for a scipy sparse matrix (``predict`` returns ``csr_matrix``), else "array"."""
+    return "matrix" if isinstance(Y, sp.spmatrix) else "array"

@@ -17,10 +17,11 @@ over a different neighbourhood:
 
 import numpy as np
 
-from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
+import scipy.sparse as sp
+
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Interval, Real, StrOptions
-from ._kernels import neighbor_label_counts
-from ._mlknn import _BayesCountsMixin
+from ._mlknn import _BayesCountsMixin, _counts, _topk_by_chunks
 
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
 
@@ -39,11 +40,10 @@ def _bounded_counts(graph, Y, radius):
     -------
     sizes : ndarray of shape (n_points,), int64
         Number of neighbours in the graph within the radius.
-    counts : ndarray of shape (n_points, n_labels), int64
+    counts : ndarray of shape (n_points, n_labels), int64, or csr_array (sparse Y)
     """
     inside = graph.metric_distances <= radius
-    counts = neighbor_label_counts(graph, Y, weights=inside.astype(np.float64))
-    return inside.sum(axis=1, dtype=np.int64), np.rint(counts).astype(np.int64)
+    return inside.sum(axis=1, dtype=np.int64), _counts(graph, Y, inside)
 
 
 class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
@@ -151,6 +151,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         "radius": _RADIUS_CONSTRAINT,
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "hubness": HUBNESS_CONSTRAINT,
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     def __init__(
@@ -163,6 +164,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         metric="euclidean",
         n_jobs=None,
         hubness=None,
+        random_state=None,
     ):
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -171,6 +173,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.hubness = hubness
+        self.random_state = random_state
 
     def _fit_graph(self, graph, Y, X):
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
@@ -182,6 +185,9 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _predict_graph(self, graph, X):
         return self._decide_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
+
+    def _predict_topk_graph(self, graph, X, k):
+        return _topk_by_chunks(self, graph, k, lambda g, rows: _bounded_counts(g, self._fit_Y, self.radius_)[1])
 
 
 class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
@@ -266,7 +272,13 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         **KNNMultiLabelBase._parameter_constraints,
         "radius": _RADIUS_CONSTRAINT,
         "smoothing": [Interval(Real, 0, None, closed="left")],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
+
+    #: Counts the radius neighbourhoods beyond the graph through the fitted index,
+    #: from the query features.
+    _uses_radius_counts = True
+    _uses_features = True
 
     def __init__(
         self,
@@ -277,6 +289,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         neighbors="brute",
         metric="euclidean",
         n_jobs=None,
+        random_state=None,
     ):
         self.radius = radius
         self.n_neighbors = n_neighbors
@@ -284,6 +297,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         self.neighbors = neighbors
         self.metric = metric
         self.n_jobs = n_jobs
+        self.random_state = random_state
 
     def _radius_counts(self, graph, Y, X, loo):
         """Sizes and label counts of the radius neighbourhoods of the graph's rows."""
@@ -313,7 +327,10 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
                     "pass the query features X as well. Got X=None."
                 )
             more = backend.radius_neighbors_counts(X[rows], self.radius_, Y)
-        sizes[rows], counts[rows] = more
+        sizes[rows] = more[0]
+        if sp.issparse(counts):
+            return sizes, _replace_rows(counts, rows, more[1])
+        counts[rows] = more[1]
         return sizes, counts
 
     def _fit_graph(self, graph, Y, X):
@@ -328,3 +345,27 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _predict_graph(self, graph, X):
         return self._decide_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])
+
+    def _predict_topk_graph(self, graph, X, k):
+        def counts_of(g, rows):
+            return self._radius_counts(g, self._fit_Y, None if X is None else X[rows], loo=False)[1]
+
+        return _topk_by_chunks(self, graph, k, counts_of)
+
+
+def _replace_rows(counts, rows, new_rows):
+    """CSR ``counts`` with the rows ``rows`` replaced by ``new_rows`` (dense or sparse)."""
+    n, q = counts.shape
+    old = counts.tocoo()
+    drop = np.zeros(n, dtype=bool)
+    drop[rows] = True
+    keep = ~drop[old.row]
+    new = sp.coo_array(new_rows)
+    out = sp.csr_array(
+        (np.concatenate([old.data[keep], new.data.astype(counts.dtype)]),
+         (np.concatenate([old.row[keep], np.asarray(rows)[new.row]]), np.concatenate([old.col[keep], new.col]))),
+        shape=(n, q),
+    )
+    out.eliminate_zeros()
+    out.sort_indices()
+    return out

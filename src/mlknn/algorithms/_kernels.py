@@ -8,6 +8,7 @@ one regression per label (MLHiKNN, IBLR).
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -67,6 +68,272 @@ def count_histograms(counts, Y, n_bins):
     c1 = np.bincount(key[pos], minlength=n_bins * q).reshape(n_bins, q)
     c0 = np.bincount(key[~pos], minlength=n_bins * q).reshape(n_bins, q)
     return c1, c0
+
+
+def graph_adjacency(graph: NeighborGraph, n_train, mask=None):
+    """The graph as a sparse int32 (n_points, n_train) 0/1 adjacency ``csr_array``.
+
+    ``mask`` (bool, shape (n_points, k)) keeps only some neighbours (BML-kNN:
+    those within the radius); the others are absent, not explicit zeros.
+    """
+    n, k = graph.indices.shape
+    if mask is None:
+        indptr = np.arange(0, n * k + 1, k, dtype=np.int64)
+        cols = graph.indices.ravel()
+    else:
+        mask = np.asarray(mask, dtype=bool)
+        indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=1, dtype=np.int64))])
+        cols = graph.indices[mask]
+    return sp.csr_array((np.ones(cols.size, dtype=np.int32), cols, indptr), shape=(n, n_train))
+
+
+def sparse_neighbor_label_counts(graph: NeighborGraph, Y, mask=None):
+    """ML-kNN's counting vectors C_x as a sparse product ``A @ Y`` (sparse Y).
+
+    The sparse counterpart of :func:`neighbor_label_counts`: with A the
+    (n_points, n_train) adjacency of the graph, ``C = A @ Y`` has at most
+    ``n_points * k * (labels per training row)`` non-zeros and is computed in
+    O(nnz(C)) memory; no (n_points, q) array is formed.
+
+    Parameters
+    ----------
+    graph : NeighborGraph
+    Y : csr_array of shape (n_train, n_labels), 0/1
+    mask : ndarray of shape (n_points, k), bool, optional
+        Neighbours to count (default all).
+
+    Returns
+    -------
+    csr_array of shape (n_points, n_labels), int32
+        Canonical (sorted indices, no explicit zeros).
+    """
+    C = sp.csr_array(graph_adjacency(graph, Y.shape[0], mask) @ Y.astype(np.int32))
+    C.eliminate_zeros()
+    C.sort_indices()
+    return C
+
+
+def sparse_count_histograms(C, Y, n_bins):
+    """:func:`count_histograms` from sparse counts C and sparse labels Y, in O(nnz + n_bins q).
+
+    ``c1[j, l]`` for ``j >= 1`` counts the non-zeros of C at the positions of
+    Y's non-zeros (``C * Y``, elementwise); ``c1[0, l]`` is the rest of the
+    instances with l. ``c0[j, l]`` (``j >= 1``) is the histogram of all of C's
+    non-zeros minus c1; ``c0[0, l]`` the remaining instances without l. The
+    integers are those of the dense computation, so the tables that follow are
+    bit-identical.
+
+    Parameters
+    ----------
+    C : csr_array of shape (n, q), int, canonical
+    Y : csr_array of shape (n, q), 0/1, canonical
+    n_bins : int
+        One more than the largest count.
+
+    Returns
+    -------
+    c1, c0 : ndarrays of shape (n_bins, q), int64
+    """
+    n, q = Y.shape
+    at_pos = sp.csr_array(C.multiply(Y))
+    at_pos.eliminate_zeros()
+    size = n_bins * q
+    c1 = np.bincount(at_pos.data.astype(np.int64) * q + at_pos.indices, minlength=size).reshape(n_bins, q)
+    c_all = np.bincount(C.data.astype(np.int64) * q + C.indices, minlength=size).reshape(n_bins, q)
+    c0 = c_all - c1
+    n_pos = label_frequencies(Y)
+    c1[0] = n_pos - c1[1:].sum(axis=0)
+    c0[0] = (n - n_pos) - c0[1:].sum(axis=0)
+    return c1, c0
+
+
+def label_frequencies(Y):
+    """Number of training instances with each label, (q,) int64 (dense or sparse Y)."""
+    if sp.issparse(Y):
+        return np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.int64)
+    return np.asarray(Y).sum(axis=0, dtype=np.int64)
+
+
+def lookup_table(table, counts):
+    """``table[counts[i, l], l]`` for dense counts, or the CSR of the looked-up non-zeros.
+
+    Parameters
+    ----------
+    table : ndarray of shape (n_rows, q)
+        A per-count, per-label value (a posterior, a decision).
+    counts : ndarray of shape (n, q) or csr_array
+        Indices into the table's rows, already clipped to ``n_rows - 1``.
+
+    Returns
+    -------
+    ndarray of shape (n, q), or ndarray of shape (nnz,) (the values at
+    ``counts``' stored entries, in CSR order) for sparse counts.
+    """
+    if sp.issparse(counts):
+        return table[counts.data, counts.indices]
+    return table[counts, np.arange(table.shape[1])[None, :]]
+
+
+def sparse_decisions(counts, count_values, zero_values):
+    """0/1 CSR decisions from per-entry values and a per-label value for zero counts.
+
+    Parameters
+    ----------
+    counts : csr_array of shape (n, q), canonical
+        Stored (non-zero) counts; only the pattern is read.
+    count_values : ndarray of shape (nnz,)
+        The decision (0/1) of each stored entry, in CSR order.
+    zero_values : ndarray of shape (q,)
+        The decision of a label whose count is zero (usually all 0: only a label
+        with a high prior is predicted with no neighbour carrying it).
+
+    Returns
+    -------
+    csr_array of shape (n, q), uint8
+    """
+    n, q = counts.shape
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(counts.indptr))
+    keep = np.asarray(count_values) != 0
+    out_rows, out_cols = rows[keep], counts.indices[keep]
+    zero_pos = np.flatnonzero(zero_values)
+    if zero_pos.size:
+        z_rows = np.repeat(np.arange(n, dtype=np.int64), zero_pos.size)
+        z_cols = np.tile(zero_pos, n)
+        absent = ~_stored(counts, rows, z_rows, z_cols)
+        out_rows = np.concatenate([out_rows, z_rows[absent]])
+        out_cols = np.concatenate([out_cols, z_cols[absent]])
+    out = sp.csr_array((np.ones(out_rows.size, dtype=np.uint8), (out_rows, out_cols)), shape=(n, q))
+    out.sort_indices()
+    return out
+
+
+def _stored(counts, rows, query_rows, query_cols):
+    """Whether each (query_rows[i], query_cols[i]) is a stored entry of canonical CSR ``counts``."""
+    q = counts.shape[1]
+    present = rows * q + counts.indices  # ascending: rows ascending, indices sorted
+    keys = np.asarray(query_rows, np.int64) * q + query_cols
+    pos = np.searchsorted(present, keys)
+    hit = pos < present.size
+    hit[hit] = present[pos[hit]] == keys[hit]
+    return hit
+
+
+# ----------------------------------------------------------------- top k
+def _check_topk(k, n_labels):
+    if k > n_labels:
+        raise ValueError(
+            f"The 'k' parameter of predict_topk must be <= n_labels = {n_labels} (the number of "
+            f"labels, q). Got k = {k} instead."
+        )
+
+
+def topk_from_dense(scores, k):
+    """The k highest scores of each row, ties broken by the lower label index.
+
+    Exact: equal to sorting each row by (score descending, label ascending)
+    and keeping the first k; O(n q) (a partition, not a full sort).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n, q)
+    k : int
+        ``1 <= k <= q``.
+
+    Returns
+    -------
+    labels : ndarray of shape (n, k), int64
+    scores : ndarray of shape (n, k), float64
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    n, q = scores.shape
+    _check_topk(k, q)
+    if k == q:
+        labels = np.broadcast_to(np.arange(q, dtype=np.int64), (n, q))
+    else:
+        kth = -np.partition(-scores, k - 1, axis=1)[:, k - 1 : k]  # the k-th largest value
+        above = scores > kth
+        tie = scores == kth
+        need = k - above.sum(axis=1, keepdims=True)
+        take = above | (tie & (np.cumsum(tie, axis=1) <= need))
+        labels = np.nonzero(take)[1].reshape(n, k).astype(np.int64)  # ascending within a row
+    top = np.take_along_axis(scores, labels, axis=1)
+    order = np.argsort(-top, axis=1, kind="stable")  # stable: equal scores keep the lower label first
+    return np.take_along_axis(labels, order, axis=1), np.take_along_axis(top, order, axis=1)
+
+
+def topk_from_sparse_candidates(rows, labels, scores, n_rows, k):
+    """The top k of each row among (row, label, score) candidates, ties by the lower label.
+
+    Every row must have at least k distinct candidates, and they must include
+    the row's true top k (the caller's guarantee, e.g. ML-kNN's labels present
+    in a neighbourhood plus the head of the zero-count list).
+
+    Parameters
+    ----------
+    rows, labels : ndarray of shape (n_candidates,), int
+    scores : ndarray of shape (n_candidates,), float
+    n_rows, k : int
+
+    Returns
+    -------
+    labels : ndarray of shape (n_rows, k), int64
+    scores : ndarray of shape (n_rows, k), float64
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    per_row = np.bincount(rows, minlength=n_rows)
+    if per_row.size and per_row.min() < k:
+        raise ValueError(f"topk_from_sparse_candidates needs >= k = {k} candidates per row; "
+                         f"a row has {per_row.min()}.")
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((labels, -scores, rows))
+    starts = np.concatenate([[0], np.cumsum(per_row)[:-1]])
+    rank = np.arange(order.size) - starts[rows[order]]
+    keep = order[rank < k]
+    return (np.asarray(labels)[keep].astype(np.int64).reshape(n_rows, k),
+            scores[keep].reshape(n_rows, k))
+
+
+def zero_count_topk(counts, count_scores, zero_scores, k, zero_order=None):
+    """Exact top k when every label absent from a row scores its per-label constant.
+
+    ML-kNN's posterior (and BML-kNN's, NC's) of a label whose neighbour count is
+    zero does not depend on the query: ``zero_scores[l]``. So the top k of a row
+    lie among its stored counts (scores ``count_scores``) and the first
+    ``k + nnz(row)`` labels of one list presorted by (zero score descending,
+    label ascending), minus those stored in the row.
+
+    Parameters
+    ----------
+    counts : csr_array of shape (n, q), canonical
+        The rows' non-zero counts (only the pattern is read).
+    count_scores : ndarray of shape (nnz,)
+        The score of each stored entry, in CSR order.
+    zero_scores : ndarray of shape (q,)
+    k : int
+    zero_order : ndarray of shape (q,), optional
+        ``np.lexsort((arange(q), -zero_scores))``, when the caller has it.
+
+    Returns
+    -------
+    labels, scores : ndarrays of shape (n, k)
+    """
+    n, q = counts.shape
+    _check_topk(k, q)
+    if zero_order is None:
+        zero_order = np.lexsort((np.arange(q), -np.asarray(zero_scores)))
+    nnz_row = np.diff(counts.indptr)
+    width = int(min(q, k + (nnz_row.max(initial=0))))
+    head = zero_order[:width]
+    rows = np.repeat(np.arange(n, dtype=np.int64), nnz_row)
+    cand_rows = np.repeat(np.arange(n, dtype=np.int64), width)
+    cand_labels = np.tile(head, n)
+    absent = ~_stored(counts, rows, cand_rows, cand_labels)
+    return topk_from_sparse_candidates(
+        np.concatenate([rows, cand_rows[absent]]),
+        np.concatenate([counts.indices, cand_labels[absent]]),
+        np.concatenate([count_scores, np.asarray(zero_scores, np.float64)[cand_labels[absent]]]),
+        n, k,
+    )
 
 
 # ------------------------------------------------- Bayesian (MAP) kernels

@@ -7,16 +7,27 @@ x have label l".
 """
 
 import numpy as np
+import scipy.sparse as sp
 
-from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
-from ..utils._param_validation import Interval, Real
+from sklearn.utils import check_random_state, gen_batches
+
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase, graph_rows
+from ..neighbors import NeighborGraph
+from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows
 from ._kernels import (
     count_histograms,
+    label_frequencies,
+    lookup_table,
     map_decision,
     map_posterior,
     neighbor_label_counts,
     safe_ratio,
     smoothed_likelihood,
+    sparse_count_histograms,
+    sparse_decisions,
+    sparse_neighbor_label_counts,
+    topk_from_dense,
+    zero_count_topk,
 )
 
 
@@ -27,46 +38,110 @@ class _BayesCountsMixin:
     :class:`~mlknn.algorithms._bmlknn.BMLkNN` / ``NeighborhoodClassifier`` (counts
     over a bounded or radius neighbourhood, seed 002 Tables 2-3, which reuse
     ML-kNN's equations). Reads ``self.smoothing`` and ``self.n_labels_``.
+
+    Counts are a dense (n, q) integer array (dense Y) or a canonical
+    ``csr_array`` (sparse Y: only the non-zero counts are stored). Every
+    quantity below depends on a count only through a per-count, per-label
+    table of n_bins + 1 rows (row n_bins: a count beyond the table), so a
+    prediction is one lookup per stored count plus, for the zero counts, one
+    per-label constant: the posterior, the MAP decision and the top k of a row
+    never need its (q,) dense form.
     """
+
+    _supports_sparse_labels = True
 
     def _fit_tables(self, counts, Y, n_bins):
         s, m = float(self.smoothing), Y.shape[0]
         # Seed 004 lines 1-3 (seed 002 eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m).
-        self.prior_ = (s + Y.sum(axis=0, dtype=np.float64)) / (2 * s + m)
+        self.prior_ = (s + label_frequencies(Y).astype(np.float64)) / (2 * s + m)
         # Lines 4-13 (seed 002 steps 3-15, eqs 17-18): c[j], c'[j] and
         # P(E_j^l | H_b^l) = (s + c[j]) / (s (k + 1) + sum_p c[p]).
-        c1, c0 = count_histograms(counts, Y, n_bins)
+        if sp.issparse(Y):
+            c1, c0 = sparse_count_histograms(counts, Y, n_bins)
+        else:
+            c1, c0 = count_histograms(counts, Y, n_bins)
         self.cond_prob_true_ = smoothed_likelihood(c1, s)
         self.cond_prob_false_ = smoothed_likelihood(c0, s)
         self._fit_Y = Y
 
-    def _joint_from_counts(self, counts):
-        """P(H_b) P(E_{C_t(l)} | H_b) for b = 1 and b = 0 (line 17, before the argmax).
+    def _joint_tables(self, beyond=False):
+        """P(H_b) P(E_j | H_b) for b = 1 and b = 0, shape (n_bins, q) (line 17).
 
-        A count beyond the table (NC only: a query in a denser region than any
-        training instance) is a bin no training instance reached: its
-        likelihood is the empty-bin value ``s / (s n_bins + sum_p c[p])``.
+        ``beyond=True`` appends row ``n_bins``: a count beyond the table (NC
+        only: a query in a denser region than any training instance), a bin no
+        training instance reached, whose likelihood is the empty-bin value
+        ``s / (s n_bins + sum_p c[p])``.
         """
-        n_bins = self.cond_prob_true_.shape[0]
-        s = float(self.smoothing)
-        cols = np.arange(self.n_labels_)[None, :]
-        beyond = counts >= n_bins
-        idx = np.where(beyond, 0, counts)
-        like1 = self.cond_prob_true_[idx, cols]
-        like0 = self.cond_prob_false_[idx, cols]
-        if beyond.any():
-            u = self._fit_Y.sum(axis=0, dtype=np.float64)
-            like1 = np.where(beyond, safe_ratio(s, s * n_bins + u), like1)
-            like0 = np.where(beyond, safe_ratio(s, s * n_bins + (self._fit_Y.shape[0] - u)), like0)
+        like1, like0 = self.cond_prob_true_, self.cond_prob_false_
+        if beyond:
+            n_bins, s = like1.shape[0], float(self.smoothing)
+            u = label_frequencies(self._fit_Y).astype(np.float64)
+            like1 = np.vstack([like1, safe_ratio(s, s * n_bins + u)[None, :]])
+            like0 = np.vstack([like0, safe_ratio(s, s * n_bins + (self._fit_Y.shape[0] - u))[None, :]])
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
-    def _proba_from_counts(self, counts):
+    def _score_table(self, beyond=False):
         # Line 18: the posterior r_t(l) (the prior where both products are 0).
-        return map_posterior(*self._joint_from_counts(counts), self.prior_)
+        return map_posterior(*self._joint_tables(beyond), self.prior_)
 
-    def _decide_from_counts(self, counts):
-        # Line 17: the MAP rule, an exact tie predicts 0.
-        return map_decision(*self._joint_from_counts(counts))
+    def _table_index(self, counts):
+        """(counts clipped to the "beyond" row n_bins, whether any count was beyond)."""
+        n_bins = self.cond_prob_true_.shape[0]
+        values = counts.data if sp.issparse(counts) else counts
+        if not (values.size and values.max() >= n_bins):
+            return counts, False
+        if sp.issparse(counts):
+            counts = counts.copy()
+            np.minimum(counts.data, n_bins, out=counts.data)
+            return counts, True
+        return np.minimum(counts, n_bins), True
+
+    def _proba_from_counts(self, counts, table=None):
+        """Dense (n, q) scores: the score table (default: the posterior) looked up at every count."""
+        idx, beyond = self._table_index(counts)
+        table = self._score_table(beyond) if table is None else table
+        if not sp.issparse(idx):
+            return lookup_table(table, idx)
+        out = np.repeat(table[0][None, :], idx.shape[0], axis=0)
+        rows = np.repeat(np.arange(idx.shape[0]), np.diff(idx.indptr))
+        out[rows, idx.indices] = lookup_table(table, idx)
+        return out
+
+    def _decide_from_counts(self, counts, ties=None):
+        """0/1 decisions: dense (n, q) for dense counts, a uint8 ``csr_array`` for sparse ones.
+
+        ``ties``: a RandomState drawing each exact MAP tie as a fair coin (MULAN's
+        reading); None: a tie predicts 0.
+        """
+        idx, beyond = self._table_index(counts)
+        joint1, joint0 = self._joint_tables(beyond)
+        table = map_decision(joint1, joint0)
+        tied = None if ties is None else (joint1 == joint0)
+        if not sp.issparse(idx):
+            out = lookup_table(table, idx)
+            if tied is not None:
+                at = lookup_table(tied, idx)
+                out[at] = ties.randint(0, 2, size=int(at.sum()))
+            return out
+        values = lookup_table(table, idx)
+        if tied is not None:
+            at = lookup_table(tied, idx)
+            values[at] = ties.randint(0, 2, size=int(at.sum()))
+        out = sparse_decisions(idx, values, table[0])
+        if tied is not None and tied[0].any():
+            extra = sparse_decisions(idx, np.zeros_like(values), tied[0])
+            extra.data = ties.randint(0, 2, size=extra.nnz).astype(np.uint8)
+            out = sp.csr_array(out + extra)
+            out.eliminate_zeros()
+        return out
+
+    def _topk_from_counts(self, counts, k, table=None):
+        """Exact top k of the score table (default: the posterior) at these counts."""
+        idx, beyond = self._table_index(counts)
+        table = self._score_table(beyond) if table is None else table
+        if not sp.issparse(idx):
+            return topk_from_dense(lookup_table(table, idx), k)
+        return zero_count_topk(idx, lookup_table(table, idx), table[0], k)
 
 
 class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
@@ -144,10 +219,21 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         **KNNMultiLabelBase._parameter_constraints,
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "hubness": HUBNESS_CONSTRAINT,
+        "variant": [StrOptions({"paper", "skmultilearn", "mulan"})],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     def __init__(
-        self, n_neighbors=10, *, smoothing=1.0, neighbors="brute", metric="euclidean", n_jobs=None, hubness=None
+        self,
+        n_neighbors=10,
+        *,
+        smoothing=1.0,
+        neighbors="brute",
+        metric="euclidean",
+        n_jobs=None,
+        hubness=None,
+        variant="paper",
+        random_state=None,
     ):
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
@@ -155,13 +241,95 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.hubness = hubness
+        self.variant = variant
+        self.random_state = random_state
 
+    # ----------------------------------------------------------------- fit
     def _fit_graph(self, graph, Y, X):
         # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
-        self._fit_tables(neighbor_label_counts(graph, Y), Y, self.n_neighbors + 1)
+        if self.variant == "skmultilearn" and self.hubness is None:
+            graph = _self_included(graph, self.n_neighbors)
+        self._fit_tables(_counts(graph, Y), Y, self.n_neighbors + 1)
 
+    def _transform_features(self, X, fit=False):
+        # variant="mulan": Weka's EuclideanDistance normalises every attribute by
+        # its training range (constant attributes contribute 0). Dividing by the
+        # range gives the same distances as (x - min) / range and keeps CSR sparse.
+        if self.variant != "mulan":
+            return X
+        if fit:
+            self.feature_scale_ = _inverse_ranges(X)
+        if sp.issparse(X):
+            return sp.csr_matrix(X.multiply(self.feature_scale_[None, :]))
+        return np.asarray(X) * self.feature_scale_.astype(X.dtype, copy=False)
+
+    # ------------------------------------------------------------- predict
     def _predict_proba_graph(self, graph, X):
-        return self._proba_from_counts(neighbor_label_counts(graph, self._fit_Y))
+        counts = _counts(graph, self._fit_Y)
+        if self.variant == "skmultilearn":
+            return self._proba_from_counts(counts, table=self.prior_ * self.cond_prob_true_)
+        return self._proba_from_counts(counts)
 
     def _predict_graph(self, graph, X):
-        return self._decide_from_counts(neighbor_label_counts(graph, self._fit_Y))
+        counts = _counts(graph, self._fit_Y)
+        if self.variant == "mulan":
+            return self._decide_from_counts(counts, ties=check_random_state(self.random_state))
+        return self._decide_from_counts(counts)
+
+    def _predict_topk_graph(self, graph, X, k):
+        if self.variant == "skmultilearn":
+            table = self.prior_ * self.cond_prob_true_
+        else:
+            table = None
+        return _topk_by_chunks(self, graph, k, lambda g, rows: _counts(g, self._fit_Y), table)
+
+
+def _counts(graph, Y, mask=None):
+    """ML-kNN's C over a graph: dense (n, q) for dense Y, CSR for sparse Y."""
+    if sp.issparse(Y):
+        return sparse_neighbor_label_counts(graph, Y, mask)
+    if mask is None:
+        return neighbor_label_counts(graph, Y)
+    return np.rint(neighbor_label_counts(graph, Y, weights=mask.astype(np.float64))).astype(np.int64)
+
+
+def _self_included(graph, k):
+    """scikit-multilearn's training neighbourhoods (``ignore_first_neighbours=0``):
+    each training point is its own first neighbour, then its k - 1 nearest others."""
+    n = graph.n_points
+    ind = np.hstack([np.arange(n, dtype=graph.indices.dtype)[:, None], graph.indices[:, : k - 1]])
+    dist = np.hstack([np.zeros((n, 1), dtype=graph.distances.dtype), graph.distances[:, : k - 1]])
+    return NeighborGraph(np.ascontiguousarray(ind), np.ascontiguousarray(dist), loo=True)
+
+
+def _inverse_ranges(X):
+    """1 / (max - min) per column of X, 0 for a constant column (Weka's normalisation)."""
+    if sp.issparse(X):
+        hi, lo = X.max(axis=0), X.min(axis=0)
+        hi = np.asarray(hi.toarray() if sp.issparse(hi) else hi, dtype=np.float64).ravel()
+        lo = np.asarray(lo.toarray() if sp.issparse(lo) else lo, dtype=np.float64).ravel()
+    else:
+        hi, lo = np.max(X, axis=0).astype(np.float64), np.min(X, axis=0).astype(np.float64)
+    span = hi - lo
+    return np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
+
+
+def _topk_by_chunks(est, graph, k, counts_of, table=None):
+    """Top k of a count-based estimator over row chunks of the query graph.
+
+    Memory per chunk: its counts (dense: rows x q; sparse: the stored counts)
+    and k + (stored counts of a row) candidates per row, under scikit-learn's
+    ``working_memory``.
+    """
+    n, q = graph.n_points, est.n_labels_
+    row_bytes = 16 * (q if not sp.issparse(est._fit_Y) else k + 4 * graph.n_neighbors * max(
+        1, int(est._fit_Y.nnz // max(est._fit_Y.shape[0], 1))))
+    step = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=max(n, 1))
+    labels, scores = [], []
+    for rows in gen_batches(n, step):
+        lab, sc = est._topk_from_counts(counts_of(graph_rows(graph, rows), rows), k, table=table)
+        labels.append(lab)
+        scores.append(sc)
+    if not labels:
+        return np.empty((0, k), dtype=np.int64), np.empty((0, k))
+    return np.vstack(labels), np.vstack(scores)

@@ -1,10 +1,12 @@
 """Input checks shared by every estimator and public function."""
 
+import os
+
 import numpy as np
 import scipy.sparse as sp
 
 
-def check_label_matrix(Y, *, name="Y", n_samples=None):
+def check_label_matrix(Y, *, name="Y", n_samples=None, accept_sparse=False):
     """Check that ``Y`` is a 2-D 0/1 indicator matrix and return it as uint8.
 
     A single label (shape ``(n, 1)``) is accepted: scikit-learn's
@@ -18,12 +20,20 @@ def check_label_matrix(Y, *, name="Y", n_samples=None):
         The parameter name used in error messages.
     n_samples : int, optional
         Expected number of rows.
+    accept_sparse : bool, default=False
+        True: a scipy sparse ``Y`` (matrix or array, any format) stays sparse and
+        comes back as a canonical :class:`scipy.sparse.csr_array` (uint8, sorted
+        indices, no explicit zeros, no duplicates; duplicates are summed first, as
+        scipy defines them). False: a sparse ``Y`` is densified (the caller has
+        checked that it fits, see :func:`check_dense_label_budget`).
 
     Returns
     -------
-    Y : ndarray of shape (n_samples, n_labels), dtype uint8
+    Y : ndarray or csr_array of shape (n_samples, n_labels), dtype uint8
     """
     if sp.issparse(Y):
+        if accept_sparse:
+            return _check_sparse_labels(Y, name=name, n_samples=n_samples)
         Y = Y.toarray()
     try:
         Y = np.asarray(Y)
@@ -58,13 +68,134 @@ def check_label_matrix(Y, *, name="Y", n_samples=None):
             f"{name} must be a 2-D binary indicator array of shape (n_samples, n_labels); "
             f"got an array with shape {Y.shape}. For a single label pass Y.reshape(-1, 1)."
         )
-    if Y.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one label column; got shape {Y.shape}.")
-    if n_samples is not None and Y.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} has {Y.shape[0]} rows but X has {n_samples} samples; they must match."
-        )
+    _check_label_shape(Y.shape, name, n_samples)
     return Y.astype(np.uint8, copy=False)
+
+
+def _check_label_shape(shape, name, n_samples):
+    if shape[1] == 0:
+        raise ValueError(f"{name} must have at least one label column; got shape {shape}.")
+    if n_samples is not None and shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {shape[0]} rows but X has {n_samples} samples; they must match."
+        )
+
+
+def _check_sparse_labels(Y, *, name, n_samples):
+    """The sparse branch of :func:`check_label_matrix`: O(nnz(Y)), never densifies."""
+    if Y.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D binary indicator matrix of shape (n_samples, n_labels); "
+            f"got a sparse array with shape {Y.shape}."
+        )
+    if Y.dtype.kind not in "biuf":
+        raise ValueError(
+            f"Unknown label type: {name} must contain only the values 0 and 1; got dtype {Y.dtype}."
+        )
+    Y = sp.csr_array(Y, copy=True)
+    Y.sum_duplicates()  # also sorts the indices
+    Y.eliminate_zeros()
+    bad = Y.data != 1
+    if bad.any():
+        value = Y.data[bad][0].item()
+        kind = "continuous" if Y.dtype.kind == "f" and value != round(value) else "non-binary"
+        raise ValueError(
+            f"Unknown label type: {kind}. {name} must be a binary indicator matrix containing "
+            f"only the values 0 and 1; found the value {value!r} (duplicate entries are summed). "
+            "Only binary classification is supported (per label)."
+        )
+    _check_label_shape(Y.shape, name, n_samples)
+    out = sp.csr_array((Y.data.astype(np.uint8), Y.indices, Y.indptr), shape=Y.shape)
+    out.has_canonical_format = True
+    return out
+
+
+class LabelSpaceTooLargeError(MemoryError, ValueError):
+    """A dense (n, q) label array would not fit in the memory budget.
+
+    A ``MemoryError`` (nothing was allocated: the check runs before) and a
+    ``ValueError`` (the input is valid, but too large for this path).
+    """
+
+
+#: Environment variable overriding the byte budget of dense (n, q) label arrays.
+DENSE_LABEL_BUDGET_ENV = "MLKNN_DENSE_LABEL_BUDGET"
+
+
+def dense_label_budget():
+    """Bytes a dense (n, q) label or score array may take.
+
+    ``$MLKNN_DENSE_LABEL_BUDGET`` (bytes) when set, else a quarter of the
+    physical memory (a dense estimator holds a few such arrays at once: labels,
+    counts, scores), or 4 GiB where the memory size is unknown.
+    """
+    value = os.environ.get(DENSE_LABEL_BUDGET_ENV)
+    if value:
+        try:
+            return int(float(value))
+        except ValueError as exc:
+            raise ValueError(
+                f"${DENSE_LABEL_BUDGET_ENV} must be a number of bytes; got {value!r}."
+            ) from exc
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    except (ValueError, OSError, AttributeError):
+        return 4 * 2**30
+
+
+def _sparse_label_estimators():
+    """Names of the registered kNN estimators that keep Y sparse (for messages)."""
+    from .._registry import KNN_ESTIMATORS, get_estimator_class
+
+    names = []
+    for key in KNN_ESTIMATORS:
+        try:
+            cls = get_estimator_class(key)
+        except ImportError:  # only a message is being built here
+            continue
+        if getattr(cls, "_supports_sparse_labels", False):
+            names.append(cls.__name__)
+    return names
+
+
+def check_dense_label_budget(n_rows, n_labels, *, estimator=None, itemsize=8, what="a dense label matrix",
+                             alternative=None, limit=None):
+    """Refuse, before allocating, a dense (n_rows, n_labels) array over the budget.
+
+    Parameters
+    ----------
+    n_rows, n_labels : int
+    estimator : estimator or str, optional
+        Named in the message.
+    itemsize : int, default=8
+        Bytes per entry of the largest dense array the path makes (float64 scores
+        or int64 counts).
+    what : str
+        What would be allocated, for the message.
+    alternative : str, optional
+        What to use instead; default: the estimators that keep Y sparse.
+    limit : int, optional
+        Bytes; default :func:`dense_label_budget`.
+
+    Raises
+    ------
+    LabelSpaceTooLargeError
+        Naming the bytes needed, the limit and the alternative.
+    """
+    limit = dense_label_budget() if limit is None else int(limit)
+    need = int(n_rows) * int(n_labels) * int(itemsize)
+    if need <= limit:
+        return need
+    who = estimator if isinstance(estimator, str) else type(estimator).__name__ if estimator is not None else "This path"
+    if alternative is None:
+        names = _sparse_label_estimators()
+        alternative = (f"the estimators that keep sparse labels sparse: {', '.join(names)}" if names
+                       else "an estimator that keeps sparse labels sparse")
+    raise LabelSpaceTooLargeError(
+        f"{who} would need {what} of shape ({n_rows}, {n_labels}): {need:,} bytes "
+        f"({need / 2**30:.2f} GiB), over the limit of {limit:,} bytes ({limit / 2**30:.2f} GiB; "
+        f"set ${DENSE_LABEL_BUDGET_ENV} to change it). Use {alternative}."
+    )
 
 
 class NonNumericInputError(TypeError, ValueError):
@@ -105,7 +236,7 @@ def label_classes(n_labels):
     return [np.array([0, 1]) for _ in range(n_labels)]
 
 
-def validate_fit_data(estimator, X, Y, **kwargs):
+def validate_fit_data(estimator, X, Y, *, sparse_labels=False, **kwargs):
     """The checks every ``fit(X, Y)`` of mlknn starts with.
 
     Parameters
@@ -115,13 +246,15 @@ def validate_fit_data(estimator, X, Y, **kwargs):
         ``n_features_in_``.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     Y : array-like or sparse matrix of shape (n_samples, n_labels)
+    sparse_labels : bool, default=False
+        Keep a sparse Y sparse (``accept_sparse`` of :func:`check_label_matrix`).
     **kwargs
         Passed to :func:`validate_features` (``accept_sparse``, ``dtype``).
 
     Returns
     -------
     X : validated features
-    Y : ndarray of shape (n_samples, n_labels), uint8
+    Y : ndarray (or csr_array with ``sparse_labels``) of shape (n_samples, n_labels), uint8
     y_dtype : numpy dtype
         What ``predict`` returns (:func:`input_dtype` of the Y given).
     """
@@ -132,5 +265,57 @@ def validate_fit_data(estimator, X, Y, **kwargs):
         )
     X = validate_features(estimator, X, **kwargs)
     y_dtype = input_dtype(Y)
-    Y = check_label_matrix(Y, n_samples=X.shape[0])
+    Y = check_label_matrix(Y, n_samples=X.shape[0], accept_sparse=sparse_labels)
     return X, Y, y_dtype
+
+
+class FeatureScaleWarning(UserWarning):
+    """The features' ranges differ by orders of magnitude (distances are dominated by a few).
+
+    Silence it with ``warnings.simplefilter("ignore", mlknn.FeatureScaleWarning)``.
+    """
+
+
+#: Ratio of the largest to the smallest non-zero feature range above which
+#: :func:`warn_if_unscaled` warns (three orders of magnitude).
+FEATURE_SCALE_RATIO = 1e3
+
+
+def warn_if_unscaled(X, estimator=None, *, ratio=FEATURE_SCALE_RATIO):
+    """Warn once (a :class:`FeatureScaleWarning`) when feature ranges differ by > ``ratio``.
+
+    Costs one pass over X (column min and max, also for CSR X, where the
+    implicit zeros count). Constant columns are ignored.
+
+    Returns
+    -------
+    float
+        The ratio found (1.0 when X has fewer than two non-constant columns).
+    """
+    if X.shape[0] == 0 or X.shape[1] < 2:
+        return 1.0
+    if sp.issparse(X):
+        span = _dense_row(X.max(axis=0)) - _dense_row(X.min(axis=0))
+    else:
+        span = np.ptp(np.asarray(X), axis=0).astype(np.float64)
+    span = span[np.isfinite(span) & (span > 0)]
+    if span.size < 2:
+        return 1.0
+    found = float(span.max() / span.min())
+    if found > ratio:
+        import warnings
+
+        who = type(estimator).__name__ if estimator is not None else "fit"
+        warnings.warn(
+            f"{who}: the feature ranges differ by a factor of {found:.3g} (largest / smallest "
+            "non-zero max - min): distances are dominated by the widest features. Scale X first, "
+            "e.g. sklearn.preprocessing.MinMaxScaler in a pipeline (the CLI's --scaling minmax). "
+            "Silence with warnings.simplefilter('ignore', mlknn.FeatureScaleWarning).",
+            FeatureScaleWarning,
+            stacklevel=4,  # warn_if_unscaled < fit < scikit-learn's _fit_context < the caller
+        )
+    return found
+
+
+def _dense_row(v):
+    return np.asarray(v.toarray() if sp.issparse(v) else v, dtype=np.float64).ravel()
