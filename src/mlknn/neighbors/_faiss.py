@@ -25,11 +25,9 @@ How faiss's answer is mapped to mlknn's contract (see ``_CandidateBackend``):
 
 import math
 
-import numpy as np
-
 from ..utils import check_optional_dependency
+from ._approximate import _CandidateBackend
 from ._base import register_backend
-from ._brute import _CandidateBackend
 
 
 def _faiss(name):

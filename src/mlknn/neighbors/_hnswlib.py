@@ -13,8 +13,8 @@ import os
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ._approximate import _CandidateBackend
 from ._base import register_backend
-from ._brute import _CandidateBackend
 
 
 class HnswlibNeighbors(_CandidateBackend):

@@ -14,8 +14,8 @@ Sparse CSR input is supported.
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ._approximate import _CandidateBackend
 from ._base import register_backend
-from ._brute import _CandidateBackend
 
 
 class PyNNDescentNeighbors(_CandidateBackend):

@@ -1,0 +1,240 @@
+"""The base class of the approximate (and wrapped exact) backends: faiss, hnswlib, pynndescent.
+
+The wrapped library proposes candidates; this module turns them into mlknn's
+``kneighbors`` contract with the exact kernel's float64 re-ranking.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+
+from ._brute import _METRICS, BruteNeighbors
+from ._exact_kernel import _exact_sqdist, _l2_normalize, _row_sqnorms
+
+
+class _CandidateBackend:
+    """Base of the backends that wrap another library's search (faiss, hnswlib, ...).
+
+    The wrapped library proposes candidates (``_search``: indices and approximate
+    squared distances, ``-1`` for a missing slot); this class turns them into
+    mlknn's contract:
+
+    * each candidate's squared distance is recomputed exactly in float64 (as in
+      :class:`BruteNeighbors`) and a row is ordered by (distance, training index);
+    * leave-one-out (``X=None``) searches the training points with one extra slot
+      and removes the point's own index wherever it appears (never "the first
+      column": with duplicates the point itself need not come first). When the
+      point is absent (more duplicates than slots) the last candidate is dropped;
+    * a row with fewer than k valid candidates is answered by brute force;
+    * ``exact = True`` subclasses also verify each row: the k-th exact distance
+      must be below the smallest approximate distance any non-candidate can have
+      (the last candidate's, minus a rounding bound). A row that fails (ties or
+      near-ties at the boundary) is recomputed by brute force, so an exact backend
+      returns exactly what ``neighbors="brute"`` returns, tie rule included.
+
+    Subclasses set ``_name``, ``exact``, ``_accepts_sparse`` and implement
+    ``_build(X32)`` and ``_search(Q32 or None, width)``.
+    """
+
+    exact = False
+    _name = "?"
+    _accepts_sparse = False
+    #: Extra candidates searched beyond k (+1 for leave-one-out) before re-ranking.
+    _margin = 8
+    #: Rounding bound of the wrapped float32 distances, relative to |q|^2 + max |x|^2.
+    _rtol = 1e-4
+
+    def get_params(self, deep=True):
+        return {key: getattr(self, key) for key in self._param_names}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, key, value)
+        return self
+
+    # -------------------------------------------------------------- input
+    def _prepare(self, X):
+        if sp.issparse(X) and not self._accepts_sparse:
+            raise TypeError(
+                f"neighbors={self._name!r} does not accept sparse input (it indexes dense "
+                "float32 vectors). Densify X (X.toarray()) or use neighbors='brute' or "
+                "neighbors='pynndescent'."
+            )
+        X = check_array(X, accept_sparse="csr" if self._accepts_sparse else False,
+                        dtype=[np.float64, np.float32])
+        if sp.issparse(X):
+            X = X.tocsr()
+            X.sum_duplicates()
+        if self.metric == "cosine":
+            X = _l2_normalize(X)
+        return X
+
+    @staticmethod
+    def _as_float32(X):
+        if sp.issparse(X):
+            return X.astype(np.float32)
+        return np.ascontiguousarray(X, dtype=np.float32)
+
+    def fit(self, X, y=None):
+        """Index the training points.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input only where the backend supports it.
+
+        Returns
+        -------
+        self
+        """
+        if self.metric not in _METRICS:
+            raise ValueError(
+                f"The 'metric' parameter of the {self._name} backend must be one of "
+                f"{_METRICS}. Got {self.metric!r} instead."
+            )
+        X = self._prepare(X)
+        self._fit_X = X
+        self._fit_sqnorm = _row_sqnorms(X)
+        self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
+        self._brute = None
+        self.n_samples_fit_ = X.shape[0]
+        self.n_features_in_ = X.shape[1]
+        self._build(self._as_float32(X))
+        return self
+
+    def recall(self, X=None, n_neighbors=10, n_samples=1000, random_state=None):
+        """Recall@k of this fitted index against exact search, on a sample.
+
+        :func:`mlknn.neighbors.estimate_recall` on the training points the index
+        keeps (1.0 up to sampling for an exact backend).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix}, optional
+            Queries; None measures the leave-one-out graph of the training set.
+        n_neighbors : int, default=10
+        n_samples : int, default=1000
+            Rows drawn without replacement; all if fewer.
+        random_state : int, optional
+
+        Returns
+        -------
+        float
+        """
+        from ._reuse import estimate_recall
+
+        if not hasattr(self, "_fit_X"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} index is not fitted yet; call fit first.")
+        approx = None
+        if X is not None:
+            X = self._prepare(X)
+        elif self._loo_reads_built_graph(n_neighbors):
+            # The leave-one-out answer comes from a graph built at fit, not from
+            # searching the training points as queries: measure that graph itself.
+            approx = self.kneighbors(None, n_neighbors, return_distance=False)
+        return estimate_recall(self, self._fit_X, X, n_neighbors=n_neighbors, n_samples=n_samples,
+                               random_state=random_state, approx_indices=approx)
+
+    def _loo_width(self, n_neighbors):
+        """Candidates asked of the library for a leave-one-out search: one slot for
+        the point itself, plus the re-ranking margin."""
+        return min(n_neighbors + 1 + self._margin, self.n_samples_fit_)
+
+    def _loo_reads_built_graph(self, n_neighbors):
+        """Whether ``kneighbors(None, n_neighbors)`` reads a graph built at fit
+        (then measuring it costs no search) rather than searching the training points."""
+        return False
+
+    def _fallback(self):
+        if self._brute is None:
+            # Shares the data; the brute index only adds |x|^2 and its own GEMM layout.
+            self._brute = BruteNeighbors(metric="sqeuclidean").fit(self._fit_X)
+        return self._brute
+
+    # ------------------------------------------------------------- search
+    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+        """The ``n_neighbors`` nearest training points of each query.
+
+        Same contract as :meth:`BruteNeighbors.kneighbors`: distances ascending,
+        ties by the lower index, exact float64 distances for the neighbours
+        returned, ``X=None`` for leave-one-out.
+        """
+        loo = X is None
+        n_fit = self.n_samples_fit_
+        limit = n_fit - 1 if loo else n_fit
+        if not (1 <= n_neighbors <= limit):
+            what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
+            raise ValueError(
+                f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}."
+            )
+        k = n_neighbors
+        if loo:
+            Q, qn, own = self._fit_X, self._fit_sqnorm, np.arange(n_fit)
+        else:
+            Q = self._prepare(X)
+            if Q.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {Q.shape[1]} features, but the index was fitted with "
+                    f"{self.n_features_in_} features."
+                )
+            qn, own = _row_sqnorms(Q), None
+        width = self._loo_width(k) if loo else min(k + self._margin, n_fit)
+        cand, approx = self._search(None if loo else self._as_float32(Q), width)
+        cand, approx = np.asarray(cand), np.asarray(approx)
+        sq = np.empty((Q.shape[0], k))
+        ind = np.empty((Q.shape[0], k), dtype=np.intp)
+        redo = np.zeros(Q.shape[0], dtype=bool)
+        step = 8192  # rows re-ranked at once: bounds the float64 copies of the queries
+        for a in range(0, Q.shape[0], step):
+            b = min(a + step, Q.shape[0])
+            sq[a:b], ind[a:b], redo[a:b] = self._rerank(
+                Q[a:b], qn[a:b], None if own is None else own[a:b], cand[a:b], approx[a:b], k
+            )
+        if redo.any():
+            rows = np.flatnonzero(redo)
+            sq[rows], ind[rows] = self._brute_rows(Q, rows, own, k)
+        if self.metric == "euclidean":
+            np.sqrt(sq, out=sq)
+        elif self.metric == "cosine":
+            sq *= 0.5
+        return (sq, ind) if return_distance else ind
+
+    def _rerank(self, Q, qn, own, cand, approx, k):
+        n_q, width = cand.shape
+        n_fit = self.n_samples_fit_
+        cand = cand.astype(np.intp, copy=False)
+        valid = (cand >= 0) & (cand < n_fit)
+        if own is not None:
+            valid &= cand != own[:, None]
+        r, c = np.divmod(np.flatnonzero(valid), width)
+        exact = np.full((n_q, width), np.inf)
+        exact[r, c] = _exact_sqdist(Q, self._fit_X, qn, self._fit_sqnorm, r, cand[r, c])
+        keys = np.where(valid, cand, n_fit)
+        order = np.lexsort((keys, exact), axis=-1)[:, :k]
+        sq = np.take_along_axis(exact, order, axis=1)
+        ind = np.take_along_axis(keys, order, axis=1)
+        redo = valid.sum(axis=1) < k
+        if self.exact and width < n_fit:
+            # Every point outside the candidates has an approximate distance of at
+            # least the last candidate's; its exact one is at least that minus delta.
+            last = np.where(cand >= 0, approx, -np.inf).max(axis=1).astype(np.float64)
+            delta = self._rtol * (qn + self._fit_sqnorm_max)
+            redo |= ~(sq[:, -1] < last - delta)
+        return sq, ind, redo
+
+    def _brute_rows(self, Q, rows, own, k):
+        """Exact answer for some rows: brute-force queries (k + 1 and self removed for LOO)."""
+        brute = self._fallback()
+        if own is None:
+            return brute.kneighbors(Q[rows], k)
+        sq, ind = brute.kneighbors(Q[rows], k + 1)
+        # The exact (k+1)-list without the point's own index is its leave-one-out
+        # k-list; if the point is absent (duplicates with lower indices) drop the last.
+        is_self = ind == own[rows][:, None]
+        drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
+        keep = np.ones_like(is_self)
+        keep[np.arange(rows.size), drop] = False
+        return sq[keep].reshape(rows.size, k), ind[keep].reshape(rows.size, k)
+

@@ -1,0 +1,348 @@
+"""The exact search kernel: ranking keys by GEMM, candidate selection, exact re-ranking.
+
+Used by :class:`~mlknn.neighbors.BruteNeighbors` (``_brute.py``), the radius counts
+(``_radius.py``), the re-ranking of the approximate backends (``_approximate.py``)
+and the Dask path (``mlknn.distributed``).
+
+Why our own kernel rather than ``sklearn.neighbors.NearestNeighbors``: mlknn's
+contract is stricter than scikit-learn's. We need (a) a deterministic tie rule
+(equal distances ordered by the lower training index) so that every backend, the
+distributed path and the loop references agree exactly, and (b) distances that are
+exact enough for duplicates to come out as 0 (the GEMM expansion
+``|q|^2 - 2 q.x + |x|^2`` does not give 0 for identical rows).
+
+The algorithm, per chunk of queries (memory bounded by ``working_memory``):
+
+1. one matrix product gives the ranking key ``v = |x|^2 / 2 - q.x`` for every
+   (query, training point) pair: the training matrix is stored centred (minus its
+   column means: distances do not change, the rounding band shrinks for data far
+   from the origin) and augmented with a ``|x|^2 / 2`` column, the queries with a
+   ``-1`` column, so the GEMM writes ``v`` directly into a reused buffer. The GEMM
+   is float32 for float32 and float64 input alike (step 3 makes the result exact).
+   ``v`` orders the training points of a row exactly as the squared distance
+   ``|q|^2 + 2 v`` does, so no elementwise pass is needed. Sparse training data
+   compute ``X @ q`` instead (see ``_chunk_transposed``);
+2. a threshold that is at least the k-th smallest ``v`` of the row, cheaply: the
+   columns are split into interleaved groups (column ``j`` belongs to group
+   ``j mod B``) and the k-th smallest of the group minima is an upper bound on the
+   k-th smallest value (k groups, k distinct values at or below it). Adding twice
+   the GEMM rounding bound gives a threshold that certainly admits every true
+   neighbour and every tie at the boundary;
+3. only groups whose minimum is under the threshold can hold candidates: their
+   members are gathered and filtered, and the candidates' squared distances are
+   recomputed exactly in float64 (direct differences for dense input), then
+   ordered by (distance, index).
+
+Steps 2-3 touch each GEMM output once (the group-minimum reduction); the full-row
+selection, the boolean mask and ``nonzero`` over the whole chunk of the first
+version are gone (see docs/performance.md for the measurements). No n x n matrix is
+allocated: a chunk is ``chunk_rows x n_train``.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+# Relative rounding error of the GEMM that step 2 must cover, relative to
+# |q|^2 + max |x|^2 (in units of v = |x|^2/2 - q.x, so 2x the bound of the expansion).
+_GEMM_RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
+# Query rows per chunk: at least 256 (an efficient GEMM), more while the chunk's
+# output stays under 16 MiB (fewer Python steps for small training sets), at most
+# 2048; and never above ``working_memory``. Measured in benchmarks/.
+_MIN_CHUNK_ROWS = 256
+_MAX_CHUNK_ROWS = 2048
+_CHUNK_BYTES = 16 << 20
+# Sparse training data: a chunk's queries are densified (d x rows) up to this size
+# (see fit); beyond it (huge vocabularies) the product stays sparse x sparse.
+_DENSE_Q_BYTES = 64 << 20
+# Group size of step 2 (columns per group): the selection runs over n / 32 minima.
+_GROUP = 32
+
+
+class _ExactKernel:
+    """The fitted key layout and the chunk kernel of exact search (a mixin).
+
+    ``_fit_keys(X)`` stores the training points (already prepared: CSR or
+    C-contiguous, L2-normalised for cosine) in the layout step 1 reads;
+    ``_chunk`` answers one chunk of queries (squared distances and indices).
+    """
+
+    def _fit_keys(self, X):
+        """Store the prepared training points ``X`` in step 1's layout."""
+        self._fit_sqnorm = _row_sqnorms(X)
+        if sp.issparse(X):
+            self._fit_aug = None
+            self._fit_X = X
+            # Sparse training data: the chunk's keys are computed transposed, as
+            # X @ Q.T with the chunk's queries dense (d x rows, cache-resident):
+            # scipy's csr_matvecs streams X once and writes contiguous rows, several
+            # times faster than Q @ X.T (sparse x sparse, then toarray). float32
+            # keys when every stored value is exactly a float32 (binary, counts).
+            key_dtype = X.dtype
+            if X.dtype == np.float64 and np.array_equal(X.data.astype(np.float32), X.data):
+                key_dtype = np.dtype(np.float32)
+            self._key_X = X.astype(key_dtype)
+            self._key_half = (0.5 * self._fit_sqnorm).astype(key_dtype)
+        else:
+            self._key_X = None
+            self._fit_X = X
+            # Step 1's keys in float32 on centred data, for float32 and float64
+            # input alike: [X - mean, |X - mean|^2 / 2], C-contiguous, read by the
+            # GEMM directly. Centring keeps the rounding band (relative to the
+            # norms) narrow for data far from the origin; float32 halves the GEMM of
+            # float64 input. Exactness comes from the float64 recomputation.
+            n, d = X.shape
+            self._center = X.mean(axis=0, dtype=np.float64) if n else np.zeros(d)
+            aug = np.empty((n, d + 1), dtype=np.float32)
+            csq = np.empty(n, dtype=np.float64)
+            for a in range(0, n, 1 << 15):
+                b = min(a + (1 << 15), n)
+                np.subtract(X[a:b], self._center, out=aug[a:b, :d], casting="unsafe")
+                block = aug[a:b, :d].astype(np.float64)
+                csq[a:b] = np.einsum("ij,ij->i", block, block)
+            aug[:, d] = 0.5 * csq
+            self._fit_aug = aug
+            self._key_sqnorm_max = float(csq.max(initial=0.0))
+        self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
+
+    def _ranking_keys(self, Qc, qn, buf):
+        """Step 1: ``v = |x|^2 / 2 - q.x`` for every pair, shape (rows, n_fit).
+
+        Also returns, per row, the scale of the keys' rounding error (|q|^2 +
+        max |x|^2 in the space the keys were computed in: centred for dense data).
+        """
+        X = self._fit_X
+        n_rows = Qc.shape[0]
+        if self._fit_aug is not None:
+            aug = self._fit_aug
+            d = aug.shape[1] - 1
+            Qa = np.empty((n_rows, d + 1), dtype=aug.dtype)
+            Qd = Qc.toarray() if sp.issparse(Qc) else Qc
+            np.subtract(self._center, Qd, out=Qa[:, :d], casting="unsafe")  # -(q - mean)
+            Qa[:, d] = 1.0
+            q64 = Qa[:, :d].astype(np.float64)
+            scale = np.einsum("ij,ij->i", q64, q64) + self._key_sqnorm_max
+            return np.matmul(Qa, aug.T, out=buf[:n_rows]), scale
+        prod = Qc @ X.T
+        D = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
+        if not D.flags.c_contiguous:
+            D = np.ascontiguousarray(D)
+        if D.dtype != np.float64 and D.dtype != np.float32:
+            D = D.astype(np.float64)
+        np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
+        return D, qn + self._fit_sqnorm_max
+
+    def _transposed_keys(self, Qc):
+        """Step 1 for sparse training data: keys laid out (n_fit, rows), as ``X @ q``.
+
+        The chunk's queries are dense (d x rows, cache-resident): scipy's
+        csr_matvecs streams X once and writes contiguous rows.
+        """
+        Xk = self._key_X
+        dt = Xk.dtype
+        Qd = Qc.T.toarray() if sp.issparse(Qc) else Qc.T
+        V = np.asarray(Xk @ np.ascontiguousarray(Qd, dtype=dt))  # (n_fit, rows) = X q
+        if not V.flags.c_contiguous or V.dtype != dt:
+            V = np.ascontiguousarray(V, dtype=dt)
+        np.subtract(self._key_half[:, None], V, out=V)
+        return V
+
+    def _chunk(self, Qc, qn, loo_offset, k, buf=None):
+        """Squared distances and indices of the k nearest training points of a chunk."""
+        X = self._fit_X
+        n_rows = Qc.shape[0]
+        key_X = self._key_X
+        if key_X is not None and X.shape[1] * n_rows * key_X.dtype.itemsize <= _DENSE_Q_BYTES:
+            V, fit_axis = self._transposed_keys(Qc), 0  # (n_fit, rows)
+            scale = qn + self._fit_sqnorm_max
+        else:
+            (V, scale), fit_axis = self._ranking_keys(Qc, qn, buf), 1  # (rows, n_fit)
+        r, c = _candidates(V, scale, loo_offset, k, fit_axis)
+        return self._finish(Qc, qn, r, c, k, n_rows)
+
+    def _finish(self, Qc, qn, r, c, k, n_rows):
+        """Exact recomputation on the candidates (r, c), then (row, distance, index) order."""
+        exact = _exact_sqdist(Qc, self._fit_X, qn, self._fit_sqnorm, r, c)
+        return _topk_sorted(r, c, exact, k, n_rows)
+
+
+def _unravel(flat, shape, fit_axis):
+    """(row, column) of flat positions in a 2-D array whose training axis is ``fit_axis``."""
+    a, b = np.divmod(flat, shape[1])
+    return (b, a) if fit_axis == 0 else (a, b)
+
+
+def _candidates(V, scale, loo_offset, k, fit_axis):
+    """Steps 2-3 of the module docstring on one chunk of ranking keys.
+
+    ``V`` holds the keys, training points along ``fit_axis`` (1: query-major
+    ``(rows, n_fit)`` from the dense GEMM; 0: training-major ``(n_fit, rows)`` from
+    sparse ``X @ q``); ``scale`` is the per-row rounding scale. Returns the (row,
+    training index) pairs that may be among the k nearest (every true neighbour and
+    every tie at the boundary), in no particular order.
+    """
+    n_fit, n_rows = V.shape[fit_axis], V.shape[1 - fit_axis]
+    rows = np.arange(n_rows)
+    if loo_offset is not None:  # exclude the point itself only
+        if fit_axis == 0:
+            V[rows + loo_offset, rows] = np.inf
+        else:
+            V[rows, rows + loo_offset] = np.inf
+    # Step 2: an upper bound on the k-th smallest key, from interleaved groups.
+    m = max(1, min(_GROUP, n_fit // (4 * k)))
+    n_groups = n_fit // m
+    body = m * n_groups
+    if m > 1:
+        if fit_axis == 0:
+            G, tail = V[:body].reshape(m, n_groups, n_rows).min(axis=0), V[body:]
+        else:
+            G, tail = V[:, :body].reshape(n_rows, m, n_groups).min(axis=1), V[:, body:]
+        pool = np.concatenate((G, tail), axis=fit_axis) if body < n_fit else G
+    else:
+        G = pool = V
+    kth = np.partition(pool.T if fit_axis == 0 else pool, k - 1, axis=1)[:, k - 1].astype(np.float64)
+    delta = _GEMM_RTOL.get(V.dtype, 1e-11) * scale
+    thr = (kth + 2.0 * delta + 1e-300).astype(V.dtype)
+    thr_b = thr[None, :] if fit_axis == 0 else thr[:, None]
+    # Step 3: members of the groups whose minimum passes, then the tail columns.
+    # (Flat indices: 2-D nonzero and 2-D fancy indexing are several times slower.)
+    if m == 1:
+        return _unravel(np.flatnonzero(V <= thr_b), V.shape, fit_axis)
+    gr, gg = _unravel(np.flatnonzero(G <= thr_b), G.shape, fit_axis)
+    cols = gg[:, None] + n_groups * np.arange(m)[None, :]
+    if fit_axis == 0:
+        pos = cols * n_rows + gr[:, None]
+    else:
+        pos = (gr * n_fit)[:, None] + cols
+    vals = np.take(V.reshape(-1), pos)
+    sel = vals <= thr[gr][:, None]
+    r = np.broadcast_to(gr[:, None], cols.shape)[sel]
+    c = cols[sel]
+    if body < n_fit:
+        tr, tc = _unravel(np.flatnonzero(tail <= thr_b), tail.shape, fit_axis)
+        r = np.concatenate((r, tr))
+        c = np.concatenate((c, tc + body))
+    return r, c
+
+
+def _topk_sorted(rows, cols, values, k, n_rows):
+    """The first ``k`` (value, column) pairs of each row in (value, column) order.
+
+    ``rows``, ``cols``, ``values`` list candidate entries in any order; every row
+    must have at least ``k``. Returns two ``(n_rows, k)`` arrays.
+    """
+    order = np.lexsort((cols, values, rows))
+    cols, values = cols[order], values[order]
+    counts = np.bincount(rows, minlength=n_rows)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    take = starts[:, None] + np.arange(k)[None, :]
+    return values[take], cols[take]
+
+
+def _map_chunks(work, starts, workers):
+    """``work(start)`` for every chunk start, on ``workers`` threads.
+
+    Chunks in parallel, each with single-threaded BLAS: the selection and exact
+    steps (numpy, single-threaded, GIL released) then run on every core too,
+    instead of idling all cores but one between two matrix products.
+    """
+    if workers == 1 or len(starts) <= 1:
+        for start in starts:
+            work(start)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(work, starts))
+
+
+def _round_toward(values, dtype, down):
+    """``values`` (float64) cast to ``dtype``, rounded down (or up) so that the
+    comparison ``key <= result`` in ``dtype`` stays on the safe side."""
+    out = np.asarray(values, dtype=np.float64).astype(dtype)
+    if down:
+        bad = out.astype(np.float64) > values
+        out[bad] = np.nextafter(out[bad], dtype.type(-np.inf))
+    else:
+        bad = out.astype(np.float64) < values
+        out[bad] = np.nextafter(out[bad], dtype.type(np.inf))
+    return out
+
+
+def _row_sqnorms(X):
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    X64 = X.astype(np.float64, copy=False)
+    return np.einsum("ij,ij->i", X64, X64)
+
+
+def _l2_normalize(X):
+    norms = np.sqrt(_row_sqnorms(X))
+    norms[norms == 0] = 1.0  # an all-zero row stays zero (distance 1 to all)
+    if sp.issparse(X):
+        return sp.csr_matrix(sp.diags(1.0 / norms) @ X, dtype=X.dtype)
+    return (X / norms[:, None]).astype(X.dtype, copy=False)
+
+
+def _contiguous_base(X):
+    """The C-contiguous array whose leading columns X is, or X itself."""
+    base = X.base
+    if (
+        not X.flags.c_contiguous
+        and isinstance(base, np.ndarray)
+        and base.ndim == 2
+        and base.flags.c_contiguous
+        and base.dtype == X.dtype
+        and base.shape[0] == X.shape[0]
+        and base.strides == X.strides
+        and base.__array_interface__["data"][0] == X.__array_interface__["data"][0]
+    ):
+        return base
+    return X
+
+
+def _exact_sqdist(Qc, X, qn, xn, r, c, block=None):
+    """Squared distances of the pairs (Qc[r], X[c]) in float64, block by block.
+
+    Direct differences, dense or sparse, so that identical rows give exactly 0.
+    ``qn`` and ``xn`` are kept in the signature for callers; they are not needed.
+    Dense blocks reuse two small buffers (about 256 KiB each): fresh multi-megabyte
+    temporaries cost more in page faults than the arithmetic.
+    """
+    out = np.empty(r.shape[0], dtype=np.float64)
+    q_sparse, x_sparse = sp.issparse(Qc), sp.issparse(X)
+    d = X.shape[1]
+    if block is None:
+        block = max(64, (1 << 15) // max(d, 1))
+    if not q_sparse:
+        Q64 = np.ascontiguousarray(Qc, dtype=np.float64)  # one chunk of queries: small
+    if not q_sparse and not x_sparse:
+        # np.take is several times slower from a strided view: read rows from the
+        # contiguous array X is the leading columns of (BruteNeighbors' [X, |x|^2/2]).
+        src = _contiguous_base(X)
+        qbuf = np.empty((block, d), dtype=np.float64)
+        xbuf = np.empty((block, src.shape[1]), dtype=X.dtype)
+        for s in range(0, r.shape[0], block):
+            m = min(block, r.shape[0] - s)
+            qb, xb = qbuf[:m], xbuf[:m]
+            np.take(Q64, r[s : s + m], axis=0, out=qb, mode="clip")  # "raise" buffers out
+            np.take(src, c[s : s + m], axis=0, out=xb, mode="clip")
+            np.subtract(qb, xb[:, :d], out=qb)  # float64 - float32 upcasts inside the ufunc
+            np.einsum("ij,ij->i", qb, qb, out=out[s : s + m])
+        return out
+    block = max(block, 1 << 12)
+    for s in range(0, r.shape[0], block):
+        rr, cc = r[s : s + block], c[s : s + block]
+        if q_sparse and x_sparse:
+            diff = sp.csr_matrix(Qc[rr], dtype=np.float64) - sp.csr_matrix(X[cc], dtype=np.float64)
+            v = np.asarray(diff.multiply(diff).sum(axis=1), dtype=np.float64).ravel()
+        else:  # mixed: the sparse side is densified block by block
+            A = Qc[rr].toarray() if q_sparse else Q64[rr]
+            B = X[cc].toarray() if x_sparse else X[cc]
+            diff = np.subtract(A, B, dtype=np.float64)
+            v = np.einsum("ij,ij->i", diff, diff)
+        out[s : s + block] = v
+    return out
+
