@@ -15,6 +15,7 @@ name               exact    needs
 ``faiss-hnsw``     no       ``pip install 'mlknn[faiss]'``; dense input
 ``hnswlib``        no       ``pip install 'mlknn[hnswlib]'``; dense input
 ``pynndescent``    no       ``pip install 'mlknn[pynndescent]'``; dense or sparse input
+``torch``          yes      ``pip install 'mlknn[gpu]'``; dense input; CUDA when available
 ``precomputed``    (given)  X is a kNN distance graph (see ``PrecomputedNeighbors``)
 =================  =======  ===========================================================
 
@@ -41,6 +42,7 @@ from ._hnswlib import HnswlibNeighbors
 from ._precomputed import PrecomputedNeighbors, graph_to_csr
 from ._pynndescent import PyNNDescentNeighbors
 from ._reuse import GraphCache, compute_graphs, estimate_recall, recall_at_k
+from ._torch import TorchNeighbors
 
 __all__ = [
     "BruteNeighbors",
@@ -53,6 +55,7 @@ __all__ = [
     "NeighborsIndex",
     "PrecomputedNeighbors",
     "PyNNDescentNeighbors",
+    "TorchNeighbors",
     "available_backends",
     "build_graph",
     "compute_graphs",
