@@ -19,3 +19,23 @@ def run_check(estimator, check, request):
         exc.__cause__ = exc.__context__ = None
         exc.__suppress_context__ = True
         raise exc.with_traceback(None) from None
+
+
+def make_estimator(name, **overrides):
+    """The registry's estimator ``name`` with small-data defaults.
+
+    ``n_neighbors=3`` where the estimator has it, ``random_state=0`` where it has
+    one, then ``overrides``. The one helper the cross-estimator suites share
+    (bad input, determinism, properties, persistence, common checks).
+    """
+    from mlknn._registry import get_estimator_class
+
+    cls = get_estimator_class(name)
+    params = cls().get_params()
+    kwargs = {}
+    if "n_neighbors" in params:
+        kwargs["n_neighbors"] = 3
+    if "random_state" in params:
+        kwargs["random_state"] = 0
+    kwargs.update(overrides)
+    return cls(**kwargs)

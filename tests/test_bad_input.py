@@ -7,6 +7,7 @@ or gives a documented, well-defined result (finite scores in [0, 1]).
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _estimator_checks import make_estimator
 from sklearn.exceptions import NotFittedError
 
 from mlknn._registry import available_estimators, get_estimator_class
@@ -14,16 +15,7 @@ from mlknn._registry import available_estimators, get_estimator_class
 ESTIMATORS = available_estimators()
 
 
-def make(name, **overrides):
-    cls = get_estimator_class(name)
-    params = cls().get_params()
-    kwargs = {}
-    if "n_neighbors" in params:
-        kwargs["n_neighbors"] = 3
-    if "random_state" in params:
-        kwargs["random_state"] = 0
-    kwargs.update(overrides)
-    return cls(**kwargs)
+make = make_estimator  # the shared small-data constructor (tests/_estimator_checks.py)
 
 
 def has_param(name, param):

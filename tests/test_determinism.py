@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _estimator_checks import make_estimator
 
 from mlknn._registry import KNN_ESTIMATORS, available_estimators, get_estimator_class
 
@@ -38,16 +39,7 @@ def _params(names):
     ]
 
 
-def make(name, **overrides):
-    cls = get_estimator_class(name)
-    params = cls().get_params()
-    kwargs = {}
-    if "n_neighbors" in params:
-        kwargs["n_neighbors"] = 3
-    if "random_state" in params:
-        kwargs["random_state"] = 0
-    kwargs.update(overrides)
-    return cls(**kwargs)
+make = make_estimator  # the shared small-data constructor (tests/_estimator_checks.py)
 
 
 def problem(seed=0, n=40, d=4, q=3, ties=False):

@@ -4,9 +4,10 @@ import zipfile
 
 import numpy as np
 import pytest
+from _estimator_checks import make_estimator
 
 import mlknn
-from mlknn._registry import available_estimators, get_estimator_class
+from mlknn._registry import available_estimators
 from mlknn.persistence import PersistenceError
 
 
@@ -18,14 +19,10 @@ def _problem():
 
 
 def _small(name):
-    cls = get_estimator_class(name)
-    params = cls().get_params()
-    kwargs = {}
-    if "n_neighbors" in params:
-        kwargs["n_neighbors"] = 5
-    if "random_state" in params:
-        kwargs["random_state"] = 0
-    return cls(**kwargs)
+    est = make_estimator(name)
+    if "n_neighbors" in est.get_params():
+        est.set_params(n_neighbors=5)
+    return est
 
 
 @pytest.mark.parametrize("name", available_estimators())

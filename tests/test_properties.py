@@ -31,10 +31,11 @@ import warnings
 
 import numpy as np
 import pytest
+from _estimator_checks import make_estimator
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from mlknn._registry import KNN_ESTIMATORS, available_estimators, get_estimator_class
+from mlknn._registry import KNN_ESTIMATORS, available_estimators
 
 try:
     from mlknn import metrics
@@ -87,16 +88,7 @@ SETTINGS = dict(
 )
 
 
-def make(name, **overrides):
-    cls = get_estimator_class(name)
-    params = cls().get_params()
-    kwargs = {}
-    if "n_neighbors" in params:
-        kwargs["n_neighbors"] = 3
-    if "random_state" in params:
-        kwargs["random_state"] = 0
-    kwargs.update(overrides)
-    return cls(**kwargs)
+make = make_estimator  # the shared small-data constructor (tests/_estimator_checks.py)
 
 
 def fit_predict(name, X, Y, Xq):
@@ -205,7 +197,7 @@ def test_label_permutation_equivariance(name):
         X, Y, Xq = problem
         q = Y.shape[1]
         perm = np.array(rnd.sample(range(q), q))
-        fp = lambda X, Y, Q: fit_predict(name, X, Y, Q)  # noqa: E731
+        fp = lambda X, Y, Q: fit_predict(name, X, Y, Q)
         assert_label_equivariant(fp, X, Y, Xq, perm, check_predict=name not in PREDICT_TIE_BY_LABEL_INDEX)
 
     check()
@@ -248,7 +240,7 @@ def test_row_permutation_invariance_without_ties(name):
         X, Y, Xq = problem
         n = X.shape[0]
         perm = np.array(rnd.sample(range(n), n))
-        fp = lambda X, Y, Q: fit_predict(name, X, Y, Q)  # noqa: E731
+        fp = lambda X, Y, Q: fit_predict(name, X, Y, Q)
         assert_row_invariant(fp, X, Y, np.vstack([Xq, X]), perm)
 
     check()

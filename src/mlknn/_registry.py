@@ -6,6 +6,8 @@ one estimator never breaks another.
 
 import importlib
 
+from .utils._param_validation import validate_params
+
 #: CLI / harness name -> (module, class name).
 ESTIMATORS = {
     # kNN family (mlknn top level)
@@ -41,6 +43,7 @@ ESTIMATORS = {
 KNN_ESTIMATORS = ("mlknn", "dmlknn", "mlhiknn", "bmlknn", "nc", "brknn", "brknna", "brknnb", "iblr")
 
 
+@validate_params({"name": [str]}, prefer_skip_nested_validation=True)
 def get_estimator_class(name):
     """Return the estimator class registered under ``name`` (case-insensitive).
 
@@ -51,6 +54,14 @@ def get_estimator_class(name):
     Returns
     -------
     type
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones).
+    ImportError
+        When the estimator's module cannot be imported (a broken module fails
+        loudly; it is never skipped).
     """
     key = name.lower()
     if key not in ESTIMATORS:
@@ -58,16 +69,26 @@ def get_estimator_class(name):
             f"Unknown algorithm {name!r}. Known algorithms: {', '.join(sorted(ESTIMATORS))}."
         )
     module, cls = ESTIMATORS[key]
-    return getattr(importlib.import_module(module), cls)
+    try:
+        return getattr(importlib.import_module(module), cls)
+    except (ImportError, AttributeError) as exc:
+        raise ImportError(
+            f"The estimator {key!r} is registered as {module}.{cls}, which cannot be imported: {exc}"
+        ) from exc
 
 
 def available_estimators():
-    """Names whose modules import here (an estimator in progress is left out)."""
-    names = []
+    """Every registered name, after importing each estimator class.
+
+    Fails loudly: a module that cannot be imported raises an ImportError naming
+    the estimator, so that the suites driven by this list (bad input,
+    determinism, properties, persistence, common checks) fail rather than
+    silently shrink.
+
+    Returns
+    -------
+    list of str
+    """
     for key in ESTIMATORS:
-        try:
-            get_estimator_class(key)
-        except (ImportError, AttributeError):
-            continue
-        names.append(key)
-    return names
+        get_estimator_class(key)
+    return list(ESTIMATORS)

@@ -17,8 +17,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
-from .neighbors import NeighborGraph, build_graph, get_backend, is_exact
-from .utils._param_validation import HasMethods, Integral, Interval, StrOptions, _fit_context, get_chunk_n_rows
+from .neighbors import (
+    NEIGHBORS_CONSTRAINT,
+    NeighborGraph,
+    build_graph,
+    get_backend,
+    is_exact,
+)
+from .utils._param_validation import (
+    HasMethods,
+    Integral,
+    Interval,
+    StrOptions,
+    _fit_context,
+    get_chunk_n_rows,
+)
 from .utils._validation import (  # noqa: F401
     LabelSpaceTooLargeError,
     NonNumericInputError,
@@ -30,9 +43,7 @@ from .utils._validation import (  # noqa: F401
     validate_fit_data,
     warn_if_unscaled,
 )
-from .utils._validation import input_dtype as _input_dtype  # noqa: F401  (kept importable)
-
-_BACKEND_NAMES = {"auto", "brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "precomputed"}
+from .utils._validation import input_dtype as _input_dtype
 
 #: Constraint of the optional ``hubness`` parameter (see :mod:`mlknn.hubness` and
 #: docs/hubness.md): an estimator that accepts it stores ``self.hubness`` in
@@ -144,7 +155,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "neighbors": [StrOptions(_BACKEND_NAMES), HasMethods(["fit", "kneighbors"])],
+        "neighbors": list(NEIGHBORS_CONSTRAINT),
         "metric": [str],
         "n_jobs": [Integral, None],
     }

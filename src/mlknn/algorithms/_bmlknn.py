@@ -16,7 +16,6 @@ over a different neighbourhood:
 """
 
 import numpy as np
-
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase

@@ -8,10 +8,14 @@ x have label l".
 
 import numpy as np
 import scipy.sparse as sp
-
 from sklearn.utils import check_random_state, gen_batches
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase, graph_rows
+from ..base import (
+    HUBNESS_CONSTRAINT,
+    RANDOM_STATE_CONSTRAINT,
+    KNNMultiLabelBase,
+    graph_rows,
+)
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows
 from ._kernels import (
