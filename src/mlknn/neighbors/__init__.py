@@ -1,7 +1,8 @@
 """Neighbour search: the only place in mlknn that computes distances.
 
 Every algorithm receives a :class:`NeighborGraph` from here. Backends plug in by
-name through :func:`register_backend`; :func:`get_backend` returns one.
+name through :func:`register_backend` (one registry: the estimators' ``neighbors=``
+validation reads it, see :data:`NEIGHBORS_CONSTRAINT`); :func:`get_backend` returns one.
 
 Registered names (``neighbors=`` of every kNN estimator):
 
@@ -28,7 +29,9 @@ The optional libraries are imported only when their backend is fitted.
 """
 
 from ._base import (
+    NEIGHBORS_CONSTRAINT,
     NeighborsIndex,
+    RegisteredBackend,
     available_backends,
     build_graph,
     get_backend,
@@ -45,6 +48,7 @@ from ._reuse import GraphCache, compute_graphs, estimate_recall, recall_at_k
 from ._torch import TorchNeighbors
 
 __all__ = [
+    "NEIGHBORS_CONSTRAINT",
     "BruteNeighbors",
     "FaissHNSWNeighbors",
     "FaissIVFNeighbors",
@@ -55,6 +59,7 @@ __all__ = [
     "NeighborsIndex",
     "PrecomputedNeighbors",
     "PyNNDescentNeighbors",
+    "RegisteredBackend",
     "TorchNeighbors",
     "available_backends",
     "build_graph",

@@ -10,6 +10,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..utils._param_validation import HasMethods, StrOptions, validate_params
 from ._graph import NeighborGraph
 
 
@@ -22,24 +23,78 @@ class NeighborsIndex(Protocol):
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True): ...
 
 
+#: The one registry of backends: name -> {"factory", "exact", "requires"}. Read by
+#: :func:`get_backend` and, through :class:`RegisteredBackend`, by the estimators'
+#: parameter validation (``neighbors=``), so a registered name works everywhere.
 _REGISTRY = {}
 
 
+@validate_params(
+    {
+        "name": [str],
+        "factory": [callable],
+        "exact": ["boolean"],
+        "requires": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def register_backend(name, factory, *, exact, requires=None):
     """Register a backend factory under ``name``.
+
+    After registration every kNN estimator accepts ``neighbors=name`` (their
+    ``_parameter_constraints`` read this registry), and :func:`get_backend`,
+    :func:`compute_graphs` and the harness build the backend by calling
+    ``factory``. Registering an existing name replaces it.
 
     Parameters
     ----------
     name : str
+        Any name except ``"auto"`` (reserved: the fastest exact backend).
     factory : callable
         ``factory(metric=..., n_jobs=..., random_state=..., **params)`` returns an
-        unfitted backend.
+        unfitted backend: an object with ``fit(X)`` and ``kneighbors(X=None,
+        n_neighbors=k, return_distance=True)`` honouring the contract of this
+        module's docstring.
     exact : bool
         Whether the backend returns the exact neighbours.
     requires : str, optional
         Importable module the backend needs; used by :func:`available_backends`.
+
+    Examples
+    --------
+    >>> from mlknn import MLkNN
+    >>> from mlknn.neighbors import BruteNeighbors, register_backend
+    >>> register_backend("my-brute", lambda metric="euclidean", n_jobs=None,
+    ...                  random_state=None: BruteNeighbors(metric=metric), exact=True)
+    >>> MLkNN(neighbors="my-brute").get_params()["neighbors"]
+    'my-brute'
     """
-    _REGISTRY[name] = {"factory": factory, "exact": exact, "requires": requires}
+    if name == "auto":
+        raise ValueError("The 'name' parameter of register_backend must not be 'auto' (reserved).")
+    _REGISTRY[name] = {"factory": factory, "exact": bool(exact), "requires": requires}
+
+
+class RegisteredBackend(StrOptions):
+    """Parameter constraint: ``"auto"`` or a name in the live backend registry.
+
+    Used in the estimators' ``_parameter_constraints["neighbors"]``; unlike a fixed
+    ``StrOptions`` it sees backends registered after import.
+    """
+
+    def __init__(self):
+        super().__init__({"auto"})
+
+    @property
+    def options(self):
+        return {"auto", *_REGISTRY}
+
+    @options.setter
+    def options(self, value):  # StrOptions.__init__ assigns it; the registry is the truth
+        pass
+
+
+#: The constraint of the estimators' ``neighbors`` parameter.
+NEIGHBORS_CONSTRAINT = [RegisteredBackend(), HasMethods(["fit", "kneighbors"])]
 
 
 def available_backends():
