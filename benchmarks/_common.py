@@ -107,6 +107,29 @@ def gemm_only(X, rows=1024):
         np.matmul(A, X.T, out=out[: A.shape[0]])
 
 
+_SQUARE = {}
+
+
+def square_gemm(size=4096, dtype=np.float32):
+    """One ``size x size`` by ``size x size`` product (2 size^3 flops) into a reused buffer.
+
+    The machine's near-peak matrix-multiply rate: every dimension is large, so
+    packing and the output's traffic are amortised. The exact kernel's own GEMM is
+    skinny (K = d + 1): ``gemm_only`` measures that shape, this one the hardware.
+    """
+    key = (size, np.dtype(dtype))
+    if key not in _SQUARE:
+        rng = np.random.default_rng(0)
+        A = rng.standard_normal((size, size)).astype(dtype)
+        _SQUARE[key] = (A, np.empty_like(A))
+    A, out = _SQUARE[key]
+    np.matmul(A, A, out=out)
+
+
+def square_gemm_gflops(seconds, size=4096):
+    return 2.0 * size**3 / seconds / 1e9
+
+
 def gemm_gflops(d, n, dtype=np.float32, rows=1024, repeats=3):
     """Matrix-multiply throughput (GFLOP/s) of (rows x d) @ (d x n), best of ``repeats``.
 

@@ -7,10 +7,13 @@ Usage (from the repository root, with the package installed)::
     python benchmarks/run.py --full     # adds the 270k-point approximate run (minutes)
     python benchmarks/run.py --only graph,skml   # some sections
 
-Sections: ``graph`` (exact training graph vs the GEMM bound, scikit-learn and the
-first version), ``skml`` (MLkNN vs scikit-multilearn; needs scikit-multilearn and
-the datasets), ``estimators`` (every kNN estimator per dataset), ``memory`` (peak RSS
-vs input size, and of every kNN estimator on tmc2007-500), ``nuswide`` (``--full``). The benchmark datasets are read from
+Sections: ``graph`` (exact training graph vs the square- and skinny-GEMM bounds,
+scikit-learn and the first version), ``threads`` (the graph with 1 and 2 BLAS
+threads), ``skml`` (MLkNN vs scikit-multilearn; needs scikit-multilearn and the
+datasets), ``small`` (MLkNN on yeast's seeded 50/50 split vs scikit-multilearn and
+its two GEMMs), ``estimators`` (every kNN estimator per dataset), ``memory`` (peak RSS
+vs input size, and of every kNN estimator on tmc2007-500), ``grid`` (seed 001's kNN
+grid end to end: cost per cell), ``nuswide`` (``--full``). The benchmark datasets are read from
 ``$MLKNN_DATA`` (default ``../shared/datasets`` relative to the repository root).
 Competitors are timed interleaved, in the same run, and reported as ratios: the
 machine may be shared, so absolute seconds vary; the load average is recorded.
@@ -42,7 +45,7 @@ def main(argv=None):
         default = HERE.parent.parent / "shared" / "datasets"
         if default.exists():
             os.environ["MLKNN_DATA"] = str(default)
-    sections = ["graph", "skml", "estimators", "memory"] + (["nuswide"] if args.full else [])
+    sections = ["graph", "threads", "skml", "small", "estimators", "memory", "grid"] + (["nuswide"] if args.full else [])
     if args.only:
         sections = [s for s in args.only.split(",") if s]
     info = machine_info()
@@ -58,6 +61,14 @@ def main(argv=None):
         results["graph"] = bench_graph.run(sizes=sizes, repeats=1 if args.quick else None, cpu_check=not args.quick)
         tables.append(("Exact leave-one-out training graph (d = 120, float32, k = 10)",
                        bench_graph.table(results["graph"]), _graph_note(results["graph"])))
+    if "threads" in sections:
+        import bench_graph
+
+        results["threads"] = bench_graph.thread_scaling(n=10000 if args.quick else 20000)
+        tables.append(("Thread scaling of the exact leave-one-out graph (d = 120, float32, k = 10)",
+                       bench_graph.thread_table(results["threads"]),
+                       "Efficiency = t(1 thread) / (2 x t(2 threads)); on a shared machine the second core "
+                       "is only as free as the load average says."))
     if "skml" in sections:
         if importlib.util.find_spec("skmultilearn") is None:
             tables.append(("MLkNN vs scikit-multilearn", "skipped: pip install scikit-multilearn", ""))
@@ -71,6 +82,12 @@ def main(argv=None):
                 results["skml"] = bench_skml.run(repeats=3)
             tables.append(("MLkNN vs scikit-multilearn (k = 10, fixed train/test split)",
                            bench_skml.table(results["skml"]), "Why" + bench_skml.__doc__.split("Why", 1)[1]))
+    if "small" in sections and importlib.util.find_spec("skmultilearn") is not None:
+        import bench_skml
+
+        results["small"] = [bench_skml.run_small("yeast", repeats=3 if args.quick else 7)]
+        tables.append(("Small problems: MLkNN on yeast's seeded 50/50 split (k = 10)",
+                       bench_skml.small_table(results["small"]), bench_skml.run_small.__doc__.split("\n\n")[1]))
     if "estimators" in sections:
         import bench_estimators
 
@@ -90,6 +107,16 @@ def main(argv=None):
         tables.append(("Peak RSS of each kNN estimator's fit + predict on tmc2007-500 (k = 10, sparse input)",
                        bench_memory.table_estimators(results["memory_estimators"]),
                        "Target: MLHiKNN under 1.5 GB peak RSS. `ru_maxrss` includes loading the data."))
+    if "grid" in sections:
+        import bench_grid
+
+        if args.quick:  # a documented subset: one dataset, two algorithms, two k, one repetition
+            results["grid"] = bench_grid.run(("emotions",), algorithms=("mlknn", "brknna"), k=(5, 10), n_repeats=1)
+        else:
+            results["grid"] = bench_grid.run()
+        tables.append(("Seed 001's kNN grid end to end (5 algorithms x 5 k x 5 x 2 CV)" +
+                       (" - quick subset" if args.quick else ""), bench_grid.table(results["grid"]),
+                       bench_grid.__doc__.split("\n\n")[1]))
     if "nuswide" in sections:
         import bench_nuswide
 
@@ -115,7 +142,8 @@ def _graph_note(rows):
     out = []
     for r in rows:
         cpu = "" if r.get("cpu_ratio") is None else f", {r['cpu_ratio']:.2f}x in one-thread CPU time"
-        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_bound']:.2f}x the GEMM bound{cpu} "
+        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_square']:.2f}x the square-GEMM bound and "
+                   f"{r['ratio_bound']:.2f}x the skinny-GEMM bound{cpu} "
                    f"(v0: {r['legacy_ratio_bound']:.2f}x), {r['sklearn_over_ours']:.2f}x faster than "
                    "scikit-learn brute" + ("" if r["faiss_over_ours"] is None else
                                            f", faiss exact / mlknn brute = {r['faiss_over_ours']:.2f}"))
