@@ -587,6 +587,9 @@ def test_public_names():
         "example_recall", "example_f1", "one_error", "coverage", "ranking_loss",
         "average_precision", "macro_precision", "macro_recall", "macro_f1",
         "micro_precision", "micro_recall", "micro_f1", "macro_auc", "micro_auc",
+        # extreme classification (tests/test_extreme_metrics.py)
+        "precision_at_k", "recall_at_k", "ndcg_at_k", "psprecision_at_k", "psndcg_at_k",
+        "inverse_propensity", "EvaluationResult", "MetricSkippedWarning",
     }
     assert set(M.__all__) == expected
 

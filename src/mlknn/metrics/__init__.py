@@ -63,11 +63,16 @@ Notes
   ``macro_f1`` is the mean of per-label F1 (the review's B_macro).
 * Scores are compared exactly: two labels tie only if their float64 scores are
   equal.
+* The extreme-classification measures (``precision_at_k``, ``recall_at_k``,
+  ``ndcg_at_k``, ``psprecision_at_k``, ``psndcg_at_k``, ``inverse_propensity``;
+  ``evaluate(..., at_k=...)``) keep their own conventions, documented in
+  :mod:`mlknn.metrics._extreme` and ``docs/extreme.md``.
 """
 
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._evaluate import GREATER_IS_BETTER, METRIC_NAMES, evaluate
+from ._evaluate_at_k import EvaluationResult, MetricSkippedWarning
 from ._example_based import (
     example_accuracy,
     example_f1,
@@ -75,6 +80,14 @@ from ._example_based import (
     example_recall,
     hamming_loss,
     subset_accuracy,
+)
+from ._extreme import (
+    inverse_propensity,
+    ndcg_at_k,
+    precision_at_k,
+    psndcg_at_k,
+    psprecision_at_k,
+    recall_at_k,
 )
 from ._label_based import (
     macro_auc,
@@ -111,4 +124,13 @@ __all__ = [
     "micro_f1",
     "macro_auc",
     "micro_auc",
+    # extreme classification (mlknn.metrics._extreme)
+    "precision_at_k",
+    "recall_at_k",
+    "ndcg_at_k",
+    "psprecision_at_k",
+    "psndcg_at_k",
+    "inverse_propensity",
+    "EvaluationResult",
+    "MetricSkippedWarning",
 ]
