@@ -2,7 +2,7 @@
 
 from ._example_based import _check_scores, _check_targets, _example_prf, _hamming_loss, _subset_accuracy
 from ._label_based import _macro_auc, _macro_prf, _micro_auc, _micro_prf
-from ._ranking import _average_precision, _coverage, _one_error, _rank_stats, _ranking_loss
+from ._ranking import _average_precision, _check_ties, _coverage, _one_error, _rank_stats, _ranking_loss
 
 __all__ = ["evaluate", "METRIC_NAMES", "GREATER_IS_BETTER"]
 
@@ -51,7 +51,7 @@ GREATER_IS_BETTER = {
 }
 
 
-def evaluate(Y_true, Y_pred, Y_score):
+def evaluate(Y_true, Y_pred, Y_score, *, ties="pessimistic", at_k=None, inv_propensity=None):
     """Compute every metric of :data:`METRIC_NAMES` in one pass.
 
     ``accuracy``, ``precision``, ``recall`` and ``f1`` are the example-based
@@ -71,6 +71,17 @@ def evaluate(Y_true, Y_pred, Y_score):
         the ranking metrics and AUCs then rate a two-level ranking whose ties
         are resolved against the ranker (see the convention table), which is
         usually much worse than rating real scores.
+    at_k : int or sequence of int, default=None
+        Also return ``precision@k``, ``recall@k`` and ``ndcg@k`` for each k
+        (see :mod:`mlknn.metrics._extreme`). ``Y_true``/``Y_pred`` may then be
+        sparse at any q, ``Y_pred`` None and ``Y_score`` the ``(labels,
+        scores)`` pair of ``predict_topk``; the measures above that this
+        makes too costly or impossible are left out, named with their reason
+        in a ``MetricSkippedWarning`` and in the result's ``skipped`` dict
+        (:mod:`mlknn.metrics._evaluate_at_k`).
+    inv_propensity : array-like of shape (n_labels,), default=None
+        Also return ``psprecision@k`` and ``psndcg@k`` (implies
+        ``at_k=(1, 3, 5)`` when ``at_k`` is None).
 
     Returns
     -------
@@ -95,6 +106,16 @@ def evaluate(Y_true, Y_pred, Y_score):
     >>> res["hamming_loss"], res["ranking_loss"], res["macro_auc"]
     (0.0, 0.0, 1.0)
     """
+    _check_ties(ties)
+    if at_k is not None or inv_propensity is not None:
+        from ._evaluate_at_k import evaluate_at_k  # late: it imports this module
+
+        if ties != "pessimistic":
+            raise ValueError(
+                f"evaluate(..., ties={ties!r}) with at_k or inv_propensity is not supported yet; "
+                "compute the ranking measures with a separate evaluate(..., ties=...) call."
+            )
+        return evaluate_at_k(Y_true, Y_pred, Y_score, at_k=at_k, inv_propensity=inv_propensity)
     yt, yp = _check_targets(Y_true, Y_pred)
     if Y_score is None:
         S = yp.astype(float)
@@ -104,7 +125,7 @@ def evaluate(Y_true, Y_pred, Y_score):
     acc_p, acc_r, acc_f, acc_j = _example_prf(yt, yp)
     mac_p, mac_r, mac_f = _macro_prf(yt, yp)
     mic_p, mic_r, mic_f = _micro_prf(yt, yp)
-    stats = _rank_stats(yt, S)
+    stats = _rank_stats(yt, S, ties)
 
     values = {
         "hamming_loss": _hamming_loss(yt, yp),

@@ -6,13 +6,15 @@ Zhang & Zhou (IEEE TKDE 2014), Knowl 3, and Younes et al. (2011), eqs. 25-28.
 
 Conventions (see the table in :mod:`mlknn.metrics`):
 
-* **Ties** are resolved against the ranker. A label's rank is the number of
+* **Ties** (``ties="pessimistic"``, the default) are resolved against the ranker. A label's rank is the number of
   labels scoring at least as high as it, ``rank(y) = |{y' : f(y') >= f(y)}|``
   (the largest rank the tied group could take; scikit-learn's
   ``coverage_error`` and ``label_ranking_average_precision_score`` do the
   same). The ranking loss counts a relevant/irrelevant pair with equal scores
   as mis-ordered (the papers' ``<=``; also scikit-learn's). One-error counts an
-  error when any of the labels sharing the top score is irrelevant.
+  error when any of the labels sharing the top score is irrelevant. The other
+  rules (``"average"``, ``"optimistic"``, ``"mulan"``) are defined in
+  :func:`_instance_terms` and ``docs/metrics.md``.
 * **Degenerate instances**, those with no relevant label or with every label
   relevant, are left out of all four averages: on them ranking loss and
   average precision are 0/0 and the other two do not depend on the scores.
@@ -35,7 +37,7 @@ import numpy as np
 
 from ._example_based import _check_true_and_scores, _undefined
 
-__all__ = ["one_error", "coverage", "ranking_loss", "average_precision"]
+__all__ = ["one_error", "coverage", "ranking_loss", "average_precision", "TIE_RULES"]
 
 # Rows are processed in blocks of about this many matrix entries, so that the
 # temporary (block, n_labels) integer arrays stay small on large inputs.
@@ -81,30 +83,116 @@ def _sort_rows(A, Y):
     return Ys, first, last
 
 
-def _instance_terms(Y, S):
+#: The tie rules of the ranking measures (the ``ties`` parameter).
+TIE_RULES = ("pessimistic", "average", "optimistic", "mulan")
+
+#: Weka 3.7.12's ``Utils.SMALL``: ``Utils.eq(a, b)`` is ``a - b < SMALL and b - a < SMALL``.
+_WEKA_SMALL = 1e-6
+
+
+def _check_ties(ties):
+    if not isinstance(ties, str) or ties not in TIE_RULES:
+        raise ValueError(f"The 'ties' parameter must be one of {TIE_RULES}; got {ties!r}.")
+    return ties
+
+
+def _mulan_order(S):
+    """Each row's labels from best to worst rank, as MULAN ranks confidences.
+
+    MULAN (``MultiLabelOutput.ranksFromValues``) calls Weka 3.7.12's
+    ``Utils.stableSort``: sort ascending; walk the sorted values, opening a new
+    group at every value that is not within ``1e-6`` of the group's first (its
+    smallest) value; order each group by ascending label index; the label at
+    ascending position i gets rank ``q - i``. So labels whose confidences are
+    within 1e-6 of the group's smallest are tied, and among them the higher
+    label index gets the better rank.
+
+    Returns
+    -------
+    order : ndarray of shape (m, q), int
+        ``order[:, 0]`` is the label of rank 1.
+    """
+    m, q = S.shape
+    asc = np.argsort(S, axis=1, kind="stable")
+    vals = np.take_along_axis(S, asc, axis=1)
+    group = np.zeros((m, q), dtype=np.int64)
+    anchor = vals[:, 0].copy()
+    gid = np.zeros(m, dtype=np.int64)
+    # The group anchor depends on where the previous group opened: a scan over
+    # the q sorted positions, vectorised over the rows.
+    for p in range(1, q):
+        new = ~(vals[:, p] - anchor < _WEKA_SMALL)
+        gid += new
+        anchor = np.where(new, vals[:, p], anchor)
+        group[:, p] = gid
+    # Ascending (group, label index) is the ascending order; best rank first is its reverse.
+    key = group * q + asc
+    ascending = np.take_along_axis(asc, np.argsort(key, axis=1, kind="stable"), axis=1)
+    return ascending[:, ::-1]
+
+
+def _instance_terms(Y, S, ties="pessimistic"):
     """Per-instance one-error, coverage, ranking loss and average precision.
 
     ``Y`` must contain only non-degenerate instances. Labels are sorted by
-    decreasing score (ascending ``-S``); in that order the pessimistic rank of
-    the label at position ``p`` is ``last[p] + 1`` and the number of relevant
-    labels scoring at least as high is ``cum_rel[last[p]]``.
+    decreasing score (ascending ``-S``); in that order the group of tied labels
+    holding position ``p`` spans positions ``first[p] .. last[p]``, holds
+    ``g = last - first + 1`` labels of which ``r`` relevant, with ``before``
+    relevant labels at earlier positions. Per tie rule (1-based ranks):
+
+    * pessimistic: every tied label takes the group's largest rank ``last + 1``;
+      ``last + 1 - cum_rel[last]`` irrelevant labels score at least as high as a
+      relevant one;
+    * optimistic: within a group the relevant labels come first: the j-th
+      relevant label of a group has rank ``first + j`` and ``before + j``
+      relevant labels at or above it; tied irrelevant labels are not above it;
+    * average: the expectation over uniformly random orders of each group:
+      one-error is the group's irrelevant fraction, coverage uses the expected
+      largest position of r random positions among g, ``r (g + 1) / (r + 1)``,
+      a tied relevant/irrelevant pair is half mis-ordered, and each relevant
+      label's precision is ``(before + (r + 1) / 2) / (first + (g + 1) / 2)``
+      (expected count over expected rank);
+    * mulan: the strict order of :func:`_mulan_order`, no ties left.
     """
     q = Y.shape[1]
-    Ys, _, last = _sort_rows(-S, Y)
+    if ties == "mulan":
+        Ys = np.take_along_axis(Y, _mulan_order(S), axis=1)
+        first = last = np.broadcast_to(np.arange(q), Ys.shape)
+    else:
+        Ys, first, last = _sort_rows(-S, Y)
     rank = last + 1
     cum_rel = np.cumsum(Ys, axis=1)
     rank_rel = np.take_along_axis(cum_rel, last, axis=1)
     n_rel = cum_rel[:, -1].astype(np.float64)
-    # The top-scored group is positions 0..last[0]; it holds an irrelevant
-    # label iff it holds fewer relevant labels than its size.
-    top_size = last[:, 0] + 1
-    one_err = (rank_rel[:, 0] < top_size).astype(np.float64)
-    cover = np.where(Ys, rank, 0).max(axis=1) - 1.0
-    # For a relevant label, rank - rank_rel irrelevant labels score >= it:
-    # the mis-ordered pairs of the ranking loss (f(rel) <= f(irrel)).
-    bad_pairs = np.where(Ys, rank - rank_rel, 0).sum(axis=1)
-    rloss = bad_pairs / (n_rel * (q - n_rel))
-    avgprec = np.where(Ys, rank_rel / rank, 0.0).sum(axis=1) / n_rel
+    if ties in ("pessimistic", "mulan"):
+        # The top-scored group is positions 0..last[0]; it holds an irrelevant
+        # label iff it holds fewer relevant labels than its size.
+        top_size = last[:, 0] + 1
+        one_err = (rank_rel[:, 0] < top_size).astype(np.float64)
+        cover = np.where(Ys, rank, 0).max(axis=1) - 1.0
+        # For a relevant label, rank - rank_rel irrelevant labels score >= it:
+        # the mis-ordered pairs of the ranking loss (f(rel) <= f(irrel)).
+        bad_pairs = np.where(Ys, rank - rank_rel, 0).sum(axis=1)
+        rloss = bad_pairs / (n_rel * (q - n_rel))
+        avgprec = np.where(Ys, rank_rel / rank, 0.0).sum(axis=1) / n_rel
+        return one_err, cover, rloss, avgprec
+    before = np.take_along_axis(cum_rel - Ys, first, axis=1)
+    r = (rank_rel - before).astype(np.float64)  # relevant labels in the group
+    g = (last - first + 1).astype(np.float64)
+    irr_above = first - before  # irrelevant labels in earlier groups
+    if ties == "optimistic":
+        one_err = (r[:, 0] == 0).astype(np.float64)
+        rank_opt = first + cum_rel - before  # j-th relevant of its group: first + j
+        cover = np.where(Ys, rank_opt, 0).max(axis=1) - 1.0
+        bad = irr_above
+        prec = cum_rel / np.maximum(rank_opt, 1)  # rank_opt is >= 1 wherever Ys is set
+    else:  # average
+        one_err = (g[:, 0] - r[:, 0]) / g[:, 0]
+        cover = np.where(Ys, first + r * (g + 1.0) / (r + 1.0), 0.0).max(axis=1) - 1.0
+        bad = irr_above + 0.5 * (g - r)
+        prec = (before + (r + 1.0) / 2.0) / (first + (g + 1.0) / 2.0)
+    rloss = np.where(Ys, bad, 0).sum(axis=1) / (n_rel * (q - n_rel))
+    avgprec = np.where(Ys, prec, 0.0).sum(axis=1) / n_rel
     return one_err, cover, rloss, avgprec
 
 
@@ -118,11 +206,11 @@ class _RankStats:
         and one irrelevant label (m may be 0).
     """
 
-    def __init__(self, yt, S):
+    def __init__(self, yt, S, ties="pessimistic"):
         n_rel = np.count_nonzero(yt, axis=1)
         keep = (n_rel > 0) & (n_rel < yt.shape[1])
         Y, Sk = yt[keep], S[keep]
-        parts = [_instance_terms(Y[b], Sk[b]) for b in _row_blocks(*Y.shape)]
+        parts = [_instance_terms(Y[b], Sk[b], ties) for b in _row_blocks(*Y.shape)]
         if parts:
             columns = [np.concatenate(c) for c in zip(*parts)]
         else:
@@ -134,9 +222,9 @@ class _RankStats:
         return self.one_error.shape[0] == 0
 
 
-def _rank_stats(yt, S):
+def _rank_stats(yt, S, ties="pessimistic"):
     """Select the non-degenerate instances (1 <= |Y_i| <= q - 1) and rank them."""
-    return _RankStats(yt, S)
+    return _RankStats(yt, S, _check_ties(ties))
 
 
 _NO_INSTANCE = (
@@ -167,11 +255,15 @@ def _average_precision(st):
     return _mean_or_nan(st, "average_precision")
 
 
-def _prepare(Y_true, Y_score):
-    return _rank_stats(*_check_true_and_scores(Y_true, Y_score))
+def _prepare(Y_true, Y_score, ties):
+    _check_ties(ties)
+    return _rank_stats(*_check_true_and_scores(Y_true, Y_score), ties)
 
 
-def one_error(Y_true, Y_score):
+
+
+
+def one_error(Y_true, Y_score, *, ties="pessimistic"):
     r"""One-error: how often the top-ranked label is irrelevant.
 
     .. math:: \mathrm{one\text{-}error}(f) = \frac{1}{p}\sum_{i=1}^{p}
@@ -187,16 +279,22 @@ def one_error(Y_true, Y_score):
         Ground-truth 0/1 indicator matrix.
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
+    ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
+        How labels with equal scores are ranked: against the ranker (each tied
+        label takes the group's largest rank), the expectation over random
+        orders of the tied labels, in favour of the ranker (relevant labels
+        first), or MULAN's order (scores within 1e-6 of a group's smallest tie,
+        the higher label index ranks better). See ``docs/metrics.md``.
 
     Returns
     -------
     loss : float
         In [0, 1]; 0 is best; NaN if undefined.
     """
-    return _one_error(_prepare(Y_true, Y_score))
+    return _one_error(_prepare(Y_true, Y_score, ties))
 
 
-def coverage(Y_true, Y_score):
+def coverage(Y_true, Y_score, *, ties="pessimistic"):
     r"""Coverage: how far down the ranking one must go to cover all relevant labels.
 
     .. math:: \mathrm{coverage}(f) = \frac{1}{p}\sum_{i=1}^{p}
@@ -214,6 +312,12 @@ def coverage(Y_true, Y_score):
         Ground-truth 0/1 indicator matrix.
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
+    ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
+        How labels with equal scores are ranked: against the ranker (each tied
+        label takes the group's largest rank), the expectation over random
+        orders of the tied labels, in favour of the ranker (relevant labels
+        first), or MULAN's order (scores within 1e-6 of a group's smallest tie,
+        the higher label index ranks better). See ``docs/metrics.md``.
 
     Returns
     -------
@@ -221,10 +325,10 @@ def coverage(Y_true, Y_score):
         In [0, n_labels - 1]; the best achievable value is the mean of
         ``|Y_i| - 1`` over the instances kept; NaN if undefined.
     """
-    return _coverage(_prepare(Y_true, Y_score))
+    return _coverage(_prepare(Y_true, Y_score, ties))
 
 
-def ranking_loss(Y_true, Y_score):
+def ranking_loss(Y_true, Y_score, *, ties="pessimistic"):
     r"""Ranking loss: the fraction of relevant/irrelevant label pairs mis-ordered.
 
     .. math:: \mathrm{rloss}(f) = \frac{1}{p}\sum_{i=1}^{p}
@@ -243,16 +347,22 @@ def ranking_loss(Y_true, Y_score):
         Ground-truth 0/1 indicator matrix.
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
+    ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
+        How labels with equal scores are ranked: against the ranker (each tied
+        label takes the group's largest rank), the expectation over random
+        orders of the tied labels, in favour of the ranker (relevant labels
+        first), or MULAN's order (scores within 1e-6 of a group's smallest tie,
+        the higher label index ranks better). See ``docs/metrics.md``.
 
     Returns
     -------
     loss : float
         In [0, 1]; 0 is best; NaN if undefined.
     """
-    return _ranking_loss(_prepare(Y_true, Y_score))
+    return _ranking_loss(_prepare(Y_true, Y_score, ties))
 
 
-def average_precision(Y_true, Y_score):
+def average_precision(Y_true, Y_score, *, ties="pessimistic"):
     r"""Average precision of the label ranking.
 
     .. math:: \mathrm{avgprec}(f) = \frac{1}{p}\sum_{i=1}^{p}\frac{1}{|Y_i|}
@@ -270,10 +380,16 @@ def average_precision(Y_true, Y_score):
         Ground-truth 0/1 indicator matrix.
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
+    ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
+        How labels with equal scores are ranked: against the ranker (each tied
+        label takes the group's largest rank), the expectation over random
+        orders of the tied labels, in favour of the ranker (relevant labels
+        first), or MULAN's order (scores within 1e-6 of a group's smallest tie,
+        the higher label index ranks better). See ``docs/metrics.md``.
 
     Returns
     -------
     score : float
         In (0, 1]; 1 is best; NaN if undefined.
     """
-    return _average_precision(_prepare(Y_true, Y_score))
+    return _average_precision(_prepare(Y_true, Y_score, ties))
