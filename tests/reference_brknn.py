@@ -71,3 +71,119 @@ def loop_brknn(Y, query_nbrs, k, variant="none"):
         else:
             raise ValueError(f"variant must be 'none', 'a' or 'b'; got {variant!r}")
     return confidences, prediction, sizes
+
+
+# --------------------------------------------------------------- MULAN reading
+def loop_neighbours_with_ties(X_train, x, k):
+    """Weka's linear search: the k nearest training points and every one tied with the k-th.
+
+    Plain float64 Euclidean distances, one training point at a time.
+    """
+    dist = [math.sqrt(sum((float(a) - float(b)) ** 2 for a, b in zip(row, x))) for row in X_train]
+    kth = sorted(dist)[k - 1]
+    return [i for i, d in enumerate(dist) if d <= kth]
+
+
+def loop_brknn_mulan(X_train, Y, X_query, k, variant="none", rng=None):
+    """MULAN's BRkNN.makePredictionInternal, query by query, in Weka's float arithmetic.
+
+    Parameters
+    ----------
+    X_train, Y, X_query : training features, (n, q) 0/1 labels, query features.
+    k : int
+    variant : {"none", "a", "b"} (MULAN's NONE, EXTA, EXTB)
+    rng : JavaRandom, optional
+        The classifier's stream (a fresh ``JavaRandom(1)`` by default); advanced.
+
+    Returns
+    -------
+    confidences : (m, q) float
+    prediction : (m, q) int
+    k_prime : (m,) int, the number of neighbours that voted
+    """
+    from mlknn.algorithms._java_random import JavaRandom
+
+    rng = JavaRandom(1) if rng is None else rng
+    n, q = Y.shape
+    m = len(X_query)
+    confidences = np.zeros((m, q))
+    prediction = np.zeros((m, q), dtype=int)
+    k_prime = np.zeros(m, dtype=int)
+    for t in range(m):
+        nbrs = loop_neighbours_with_ties(X_train, X_query[t], k)
+        k_prime[t] = len(nbrs)
+        conf = [1.0 / max(1, n)] * q  # getConfidences: the estimator correction
+        total = q / max(1, n)
+        neighbour_labels = 0.0
+        for a in nbrs:
+            for label in range(q):
+                if Y[a, label] == 1:
+                    conf[label] += 1.0
+                    neighbour_labels += 1.0
+            total += 1.0
+        conf = [c / total for c in conf]  # Utils.normalize(confidences, total)
+        confidences[t] = conf
+        if variant == "none":
+            prediction[t] = [1 if c >= 0.5 else 0 for c in conf]
+        elif variant == "a":
+            prediction[t] = _loop_exta(conf, rng)
+        elif variant == "b":
+            x = neighbour_labels / total
+            s = math.floor(x) + (1 if x - math.floor(x) >= 0.5 else 0)  # Math.round
+            prediction[t] = _loop_extb(conf, s, rng)
+        else:
+            raise ValueError(f"variant must be 'none', 'a' or 'b'; got {variant!r}")
+    return confidences, prediction, k_prime
+
+
+def _loop_exta(conf, rng):
+    """labelsFromConfidences2 with Util.RandomIndexOfMax."""
+    q = len(conf)
+    out = [1 if c >= 0.5 else 0 for c in conf]
+    if any(out):
+        return out
+    max_indexes = [0]
+    best = conf[0]
+    for i in range(1, q):
+        if conf[i] == best:
+            max_indexes.append(i)
+        elif conf[i] > best:
+            best = conf[i]
+            max_indexes = [i]
+    pick = max_indexes[0] if len(max_indexes) == 1 else max_indexes[rng.next_int(len(max_indexes))]
+    out[pick] = 1
+    return out
+
+
+def _loop_extb(conf, s, rng):
+    """labelsFromConfidences3 with Weka's stableSort (ascending, ties by ascending index).
+
+    mlknn's choices where MULAN fails: s = 0 is raised to 1; s = q selects everything.
+    """
+    q = len(conf)
+    s = max(s, 1)
+    if s >= q:
+        return [1] * q
+    indices = sorted(range(q), key=lambda label: (conf[label], label))
+    pivot = conf[indices[q - s]]
+    out = [0] * q
+    last = []
+    counter = 0
+    i = q - 1
+    while i > 0:  # MULAN never visits sorted position 0
+        c = conf[indices[i]]
+        if c > pivot:
+            out[indices[i]] = 1
+            counter += 1
+        elif c == pivot:
+            last.append(indices[i])
+        else:
+            break
+        i -= 1
+    j = s - counter
+    while j > 0:
+        nxt = rng.next_int(len(last))
+        if out[last[nxt]] != 1:
+            out[last[nxt]] = 1
+            j -= 1
+    return out

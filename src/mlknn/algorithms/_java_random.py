@@ -56,6 +56,13 @@ class JavaRandom:
     def __init__(self, seed):
         self.set_seed(seed)
 
+    @classmethod
+    def from_state(cls, state):
+        """A generator continuing from a saved 48-bit :attr:`state` (no scrambling)."""
+        rng = cls.__new__(cls)
+        rng._state = int(state) & _MASK
+        return rng
+
     def set_seed(self, seed):
         """``Random.setSeed(long)``: scramble the seed with the multiplier."""
         self._state = (int(seed) ^ _MULTIPLIER) & _MASK
