@@ -518,11 +518,18 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                                      alternative="predict_topk(X, k) (the k best labels per query)")
 
     def _format_prediction(self, P):
-        """``_predict_graph``'s 0/1 output in fit's dtype, and CSR of fit's container kind."""
-        if sp.issparse(P):
-            P = sp.csr_array(P).astype(self._y_dtype, copy=False)
-            return sp.csr_matrix(P) if getattr(self, "_y_container", "array") == "matrix" else P
-        return np.asarray(P).astype(self._y_dtype, copy=False)
+        """``_predict_graph``'s 0/1 output in fit's dtype and container kind.
+
+        A sparse Y given to ``fit`` gives CSR predictions (``csr_matrix`` for a
+        matrix, ``csr_array`` for an array), also from an estimator that
+        densified Y; a dense Y gives a dense ndarray.
+        """
+        container = getattr(self, "_y_container", None)
+        if container is None:
+            return (P.toarray() if sp.issparse(P) else np.asarray(P)).astype(self._y_dtype, copy=False)
+        P = sp.csr_array(P).astype(self._y_dtype, copy=False)
+        P.eliminate_zeros()
+        return sp.csr_matrix(P) if container == "matrix" else P
 
     def _predict_graph(self, graph, X):
         proba = self._predict_proba_graph(graph, X)
@@ -568,5 +575,8 @@ def _num_rows(X):
 
 
 def _container_kind(Y):
-    """"matrix" for a scipy sparse matrix (``predict`` returns ``csr_matrix``), else "array"."""
+    """What ``predict`` returns: "matrix" (``csr_matrix``) or "array" (``csr_array``) for a
+    sparse Y, None (a dense ndarray) for a dense one."""
+    if not sp.issparse(Y):
+        return None
     return "matrix" if isinstance(Y, sp.spmatrix) else "array"

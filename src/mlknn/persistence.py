@@ -11,6 +11,9 @@ Integrity: the JSON records the format version and the SHA-256 of every array; a
 truncated file, an edited array or a file written by a newer format raises
 :class:`PersistenceError` naming the file and the problem.
 
+A model fitted on sparse labels is saved as it is held: the training labels as
+CSR arrays (data, indices, indptr), never densified.
+
 Pickle and joblib keep working as for any scikit-learn estimator, but a pickle file
 runs code when it is loaded: never load one from an untrusted source.
 """
@@ -19,12 +22,15 @@ import hashlib
 import importlib
 import io
 import json
+import os
 import zipfile
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from .utils._param_validation import validate_params
 
 FORMAT_NAME = "mlknn-estimator"
 FORMAT_VERSION = 1
@@ -36,6 +42,7 @@ class PersistenceError(ValueError):
     """A saved estimator file is unreadable, tampered with, or of an unknown format."""
 
 
+@validate_params({"estimator": "no_validation", "path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def save(estimator, path):
     """Save a (fitted or unfitted) estimator to ``path`` safely.
 
@@ -71,6 +78,7 @@ def save(estimator, path):
     return path
 
 
+@validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def load(path):
     """Load an estimator written by :func:`save`.
 

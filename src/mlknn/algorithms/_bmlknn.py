@@ -130,6 +130,13 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     MLkNN : the quantity constraint only (``radius=inf``).
     NeighborhoodClassifier : the distance constraint only.
 
+    Notes
+    -----
+    **Cost**: as :class:`MLkNN` (a sparse Y stays sparse: fit O(n k c + k q)
+    time and O(nnz(Y) + n k + k q) memory, ``predict_topk`` exact from the
+    stored counts and the presorted zero-count posteriors), the counts taken
+    over the neighbours within the radius only.
+
     References
     ----------
     "A Neighborhood Model with Both Distance and Quantity Constraints for
@@ -252,6 +259,17 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     See Also
     --------
     BMLkNN : the same with at most k neighbours.
+
+    Notes
+    -----
+    **Cost**: the likelihood tables have J + 1 rows, O(J q) memory (J the
+    largest radius neighbourhood, ``max_count_``). A sparse Y stays sparse in
+    the counts of the graph's neighbours (as :class:`MLkNN`: O(n k c) for the
+    rows whose radius lies within the graph); the rows whose radius holds more
+    points are counted by the backend's ``radius_neighbors_counts`` in row
+    chunks, O(rows x n) time, and today that backend densifies Y
+    (O(n q) memory in the neighbours layer). ``predict_topk`` is exact as for
+    :class:`MLkNN`.
 
     References
     ----------

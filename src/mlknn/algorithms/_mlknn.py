@@ -186,6 +186,34 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         training instances (leave-one-out) and of the queries are re-ranked by
         local scaling, mutual proximity (empiric / Gaussian) or DSL, as in seed
         001's MLKNN-ls / -mp / -dsl (Algorithm 5). None: plain kNN.
+    variant : {"paper", "skmultilearn", "mulan"}, default="paper"
+        Which reading of ML-kNN:
+
+        * ``"paper"``: seed 004 as above.
+        * ``"skmultilearn"``: scikit-multilearn's ``MLkNN``. Its training
+          neighbourhoods contain each point itself (``ignore_first_neighbours=0``:
+          the point, then its k - 1 nearest others), so the c-histograms count the
+          point's own label; ``predict_proba`` is the unnormalised
+          ``P(H_1) P(E_{C_t(l)} | H_1)``; ``predict`` is the MAP rule. With
+          ``hubness`` the training neighbourhoods stay the reduced leave-one-out
+          ones (as the harness's ``mlknn:skml`` since seed 001's runs).
+        * ``"mulan"``: MULAN's ``mulan.classifier.lazy.MLkNN`` (read from its
+          source). Its equations are those of the paper (same prior, same
+          smoothed c-histograms over leave-one-out neighbourhoods, confidence
+          ``P_in / (P_in + P_out)``); it differs in (1) the distance: Weka's
+          ``EuclideanDistance`` normalises each attribute by its training range,
+          a constant attribute contributing 0, done here by scaling X by
+          ``feature_scale_`` before every search (same distances; keeps CSR X
+          sparse); (2) an exact MAP tie is a coin flip (MULAN's unseeded
+          ``java.util.Random``; here seeded by ``random_state``, so not MULAN's
+          draws); (3) where both products are 0 (``smoothing=0`` only) MULAN's
+          confidence is NaN, here the prior as in "paper". Neighbours tied at
+          the k-th distance are taken by the lower training index, where Weka's
+          order depends on its heap. A graph passed to :meth:`fit_from_graph`
+          must have been searched on the scaled features.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a randomised neighbour backend (``neighbors="pynndescent"``) and
+        the tie draws of ``variant="mulan"``.
 
     Attributes
     ----------
@@ -195,6 +223,11 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         ``cond_prob_true_[j, l] = P(E_j^l | H_1^l)``.
     cond_prob_false_ : ndarray of shape (n_neighbors + 1, n_labels)
         ``P(E_j^l | H_0^l)``.
+    sparse_labels_ : bool
+        Whether Y was kept sparse (a scipy sparse Y given to ``fit``).
+    feature_scale_ : ndarray of shape (n_features,)
+        ``variant="mulan"`` only: 1 / (training range) per feature, 0 for a
+        constant one.
     nn_ : fitted neighbour backend
     n_labels_ : int
     n_features_in_ : int
@@ -203,6 +236,24 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     --------
     DMLkNN : ML-kNN with dependencies between labels (seed 000).
     BRkNN : binary relevance kNN voting.
+
+    Notes
+    -----
+    **Cost** (n training rows, m queries, q labels, k neighbours, c = nnz(Y) / n
+    labels per row; the neighbour search is the backend's and comes on top).
+    With a sparse Y (``sparse_labels_``): fit forms the counts ``C = A Y`` of
+    the leave-one-out graph A, at most n k c non-zeros, in O(n k c) time, and
+    the c-histograms from C's and Y's non-zeros in O(n k c + k q); memory
+    O(nnz(Y) + n k + k q). ``predict`` and ``predict_topk`` cost O(m k c + k q)
+    per call, by row chunks under scikit-learn's ``working_memory``: a label's
+    posterior depends on its count only, and every label absent from a
+    neighbourhood has the per-label constant ``r(0, l)``, so the exact top k
+    of a query are among its stored counts and the first k + (its stored
+    counts) labels of one list presorted by ``r(0, l)`` (ties by the lower
+    label). ``predict`` returns CSR; ``predict_proba`` is dense, O(m q), and
+    refuses over the dense budget (:class:`~mlknn.LabelSpaceTooLargeError`).
+    With a dense Y everything is O(n q) and O(m q) as before (same numbers).
+    See docs/sparse_labels.md.
 
     References
     ----------
