@@ -1,8 +1,15 @@
 import os
 from pathlib import Path
 
-import numpy as np
-import pytest
+# numba (pynndescent's JIT) caches compiled code beside the sources, inside the virtual
+# environment, so a fresh venv (CI recreates it) recompiled for about 7 minutes. A cache
+# folder outside the venv survives it: numba keys the cache by the source's hash and
+# folder, so a reinstall of the same version reuses it. Set before numba is imported (no
+# test module is collected before this file); an explicit NUMBA_CACHE_DIR wins.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "mlknn-numba"))
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 @pytest.fixture
