@@ -219,9 +219,10 @@ NOMINAL = """\
 
 
 def test_nominal_one_hot_and_dropped_columns(tmp_path):
+    # nominal="onehot": plain indicators for the three-valued attribute.
     path = write(tmp_path, "n.arff", NOMINAL)
     with pytest.warns(UserWarning) as record:
-        data = load(path)
+        data = load(path, nominal="onehot")
     messages = " ".join(str(w.message) for w in record)
     assert "'id'" in messages and "identifier" in messages
     assert "'note'" in messages and "string" in messages
@@ -237,15 +238,15 @@ def test_nominal_one_hot_and_dropped_columns(tmp_path):
 
 def test_sparse_nominal_defaults_to_first_value(tmp_path):
     # In sparse ARFF an omitted nominal value is the first declared one:
-    # colour=red here, and 1 for the {1,0} attribute.
+    # colour=red here (0 in the one colour=green column), and 1 for the {1,0} attribute.
     text = "@relation 'N: -C 1'\n@attribute y {0,1}\n@attribute colour {red,green}\n" \
         "@attribute flag {1,0}\n@attribute x numeric\n@data\n" \
         "{0 1,1 green,2 0}\n{3 2}\n{1 green}\n"
     data = load(write(tmp_path, "n.arff", text))
     assert sp.issparse(data.X)
-    assert data.feature_names == ["colour=red", "colour=green", "flag", "x"]
+    assert data.feature_names == ["colour=green", "flag", "x"]
     np.testing.assert_array_equal(
-        data.X.toarray(), [[0, 1, 0, 0], [1, 0, 1, 2], [0, 1, 1, 0]]
+        data.X.toarray(), [[1, 0, 0], [0, 1, 2], [1, 1, 0]]
     )
 
 

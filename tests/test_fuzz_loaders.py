@@ -157,7 +157,80 @@ MALFORMED = {
     "blank_lines_only": ("\n\n\n", None),
     "binary_garbage": ("\x00\x9c\xff\x01" * 50, None),
     "percent_in_bad_row": (_replace_line(MEKA, 10, "1,0,%n%s,0"), 10),
+    "header_keyword_typo": (_replace_line(MEKA, 5, "@atribute x2 numeric"), 5),
+    "header_stray_word": (_replace_line(MEKA, 5, "x2 numeric"), 5),
 }
+
+
+def test_header_typo_points_at_the_header_line(tmp_path):
+    """Issue 14 point 7: '@atribute' on line 5 was a 754-character BadDataFormat at the
+    first data row quoting the row; now the header line, what was expected, a hint."""
+    long_rows = "\n".join(",".join(["1"] * 2 + ["123456.789"] * 3) for _ in range(80))
+    text = _replace_line(MEKA, 5, "@atribute x2 numeric").split("@data")[0] + "@data\n" + long_rows + "\n"
+    with pytest.raises(DatasetFormatError) as info:
+        load_arff(_meka(tmp_path, text))
+    msg = str(info.value)
+    assert info.value.line == 5
+    assert "'@atribute'" in msg and "did you mean '@attribute'" in msg and "@data" in msg
+    assert "123456.789" not in msg
+
+
+def test_message_length_is_capped(tmp_path):
+    row = ",".join(["0", "1"] + ["'" + "v" * 2000 + "'"] + ["1", "2"])
+    with pytest.raises(DatasetFormatError) as info:
+        load_arff(_meka(tmp_path, _replace_line(MEKA, 8, row)))
+    assert info.value.line == 8
+    assert len(str(info.value)) < len(str(info.value.path)) + 420
+
+
+# What Weka's ARFF reader (a java.io.StreamTokenizer) accepts and liac-arff alone did not,
+# or did only by chance: each variant must load exactly like the canonical file.
+WEKA_VALID = {
+    # '%' starts a comment anywhere outside quotes (the MEKA Slashdot header).
+    "comment_after_relation": (MEKA, 1, "@relation 'Toy: -C 2 -split-number 2' %50"),
+    "comment_after_attribute": (MEKA, 4, "@attribute x1 numeric % the first feature"),
+    "comment_after_data_keyword": (MEKA, 7, "@data % rows follow"),
+    "comment_after_row": (MEKA, 8, "0,1,2,3,4 % first row"),
+    "comment_after_sparse_row": (SPARSE, 8, "{0 1.5,3 1} %c"),
+    "percent_inside_quotes_kept": (MEKA, 1, "@relation 'Toy: -C 2 -split-number 2 (50%)'"),
+    # keywords in any case
+    "upper_case_keywords": (MEKA.replace("@attribute", "@ATTRIBUTE").replace("numeric", "NUMERIC"), 7, "@DATA"),
+    "mixed_case_keywords": (MEKA.replace("@attribute", "@Attribute").replace("numeric", "Real"), 1,
+                            "@Relation 'Toy: -C 2 -split-number 2'"),
+    # whitespace: tabs after keywords, spaces in '{}' and after commas, no space before '{'
+    "tabs_after_keywords": (MEKA, 4, "@attribute\tx1\tnumeric"),
+    "tab_after_relation": (MEKA, 1, "@relation\t'Toy: -C 2 -split-number 2'"),
+    "spaces_in_braces": (MEKA, 2, "@attribute y1 { 0 , 1 }"),
+    "no_space_before_brace": (MEKA, 3, "@attribute y2{0,1}"),
+    "spaces_after_commas": (MEKA, 9, "1, 1, 4, 5, 6"),
+    "indented_declaration": (MEKA, 5, "   @attribute x2 numeric"),
+    # quoting and escapes
+    "double_quoted_relation": (MEKA, 1, '@relation "Toy: -C 2 -split-number 2"'),
+    "quoted_numbers": (MEKA, 8, "'0','1',2,'3',4"),
+    # data on the @data line itself (Weka's tokenizer reads on)
+    "data_on_data_line": (MEKA.replace("@data\n", "@data "), None, None),
+    "crlf_line_ends": (MEKA.replace("\n", "\r\n"), None, None),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WEKA_VALID))
+def test_weka_valid_variants_load_like_the_canonical_file(tmp_path, kind):
+    base, lineno, new = WEKA_VALID[kind]
+    text = base if lineno is None else _replace_line(base, lineno, new)
+    canonical = SPARSE if base is SPARSE else MEKA
+    X0, Y0 = load_arff(_meka(tmp_path, canonical, "a.arff"), return_X_y=True)
+    with fl.time_limit(CASE_TIMEOUT):
+        X, Y = load_arff(_meka(tmp_path, text, "b.arff"), return_X_y=True)
+    X, X0 = (X.toarray(), X0.toarray()) if hasattr(X, "toarray") else (X, X0)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(Y, Y0)
+
+
+def test_meka_relation_comment_keeps_the_label_count(tmp_path):
+    """Issue 14 point 2: the -C of a relation followed by a comment is still read."""
+    text = _replace_line(MEKA, 1, "@relation 'Slashdot: -C 2 -split-number 1891' %50")
+    data = load(_meka(tmp_path, text))
+    assert data.Y.shape == (4, 2) and data.X.shape == (4, 3)
 
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
@@ -343,7 +416,7 @@ def test_regression_sparse_index_out_of_range_with_missing_value(tmp_path, index
 
 def test_regression_sparse_unsorted_indices_still_load(tmp_path):
     path = _meka(tmp_path, _replace_line(SPARSE, 10, "{3 1,1 1,0 -3,4 1,2 z}"))
-    X, Y = load_arff(path, return_X_y=True)
+    X, Y = load_arff(path, nominal="onehot", return_X_y=True)
     np.testing.assert_array_equal(X.toarray()[2], [-3, 1, 0, 0, 1])
     np.testing.assert_array_equal(Y[2], [1, 1])
 

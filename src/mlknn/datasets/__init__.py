@@ -74,7 +74,7 @@ __all__ = [
 _SPLITS = (None, "train", "test")
 
 
-def _read_file(path, *, xml=None, meka_c=None, fmt=None):
+def _read_file(path, *, xml=None, meka_c=None, fmt=None, nominal="weka"):
     """Decode one ARFF file and split it into X / Y.
 
     ``fmt='mulan'`` requires an XML (found beside the file if ``xml`` is
@@ -113,11 +113,11 @@ def _read_file(path, *, xml=None, meka_c=None, fmt=None):
             )
         label_idx = _arff.label_indices_from_meka(contents, q)
         fmt = "meka"
-    X, Y, feature_names, label_names = _arff.encode(contents, label_idx)
+    X, Y, feature_names, label_names = _arff.encode(contents, label_idx, nominal=nominal)
     return X, Y, feature_names, label_names, sources, fmt
 
 
-def load_arff(path, *, xml=None, n_labels=None, return_X_y=False):
+def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False):
     """Load one multi-label ARFF file (dense or sparse, plain or gzip).
 
     Parameters
@@ -151,7 +151,8 @@ def load_arff(path, *, xml=None, n_labels=None, return_X_y=False):
     """
     if xml is not None and n_labels is not None:
         raise ValueError("pass at most one of xml and n_labels")
-    X, Y, fn, ln, sources, fmt = _read_file(path, xml=xml, meka_c=n_labels)
+    _check_format(path)
+    X, Y, fn, ln, sources, fmt = _read_file(path, xml=xml, meka_c=n_labels, nominal=nominal)
     if return_X_y:
         return X, Y
     return Bunch(
@@ -190,15 +191,47 @@ def list_datasets(data_home=None):
     return [e.as_dict() for e in _entries(data_home).values()]
 
 
+#: The file formats :func:`load` reads, for messages.
+READ_FORMATS = "ARFF files (.arff, or gzip-compressed .arff.gz), in the MULAN or MEKA layout"
+
+
 def _looks_like_path(name_or_path):
     if isinstance(name_or_path, PathLike):
         return True
     s = str(name_or_path)
     low = s.lower()
-    return low.endswith((".arff", ".arff.gz", ".gz")) or "/" in s or "\\" in s
+    # Any file-name extension (data.csv, data.svm) is a path, so that an unsupported
+    # format gets its own message rather than "unknown dataset".
+    return (low.endswith((".arff", ".arff.gz", ".gz")) or "/" in s or "\\" in s
+            or bool(Path(s).suffix and not Path(s).suffix[1:].isdigit()) or Path(s).is_file())
 
 
-def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
+def _check_format(path):
+    """Refuse a file that is not ARFF, naming the formats that are read."""
+    low = Path(path).name.lower()
+    if low.endswith((".arff", ".arff.gz")) or (low.endswith(".gz") and not low.endswith((".csv.gz", ".txt.gz"))):
+        return
+    suffix = "".join(Path(path).suffixes) or "no extension"
+    raise ValueError(
+        f"Cannot read {str(path)!r} ({suffix}): mlknn.datasets reads {READ_FORMATS}. "
+        "Convert the file to ARFF, or build X and Y yourself (numpy / scipy.sparse)."
+    )
+
+
+def _unknown_name(name, entries):
+    """The ValueError for an unknown dataset name, with the closest names."""
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), [k.lower() for k in entries], n=3, cutoff=0.6)
+    by_lower = {k.lower(): k for k in entries}
+    hint = f"did you mean {' or '.join(repr(by_lower[c]) for c in close)}? " if close else ""
+    return ValueError(
+        f"unknown dataset {name!r}; {hint}available: {', '.join(entries)} "
+        f"(or pass a path to one of the {READ_FORMATS})"
+    )
+
+
+def load(name_or_path, *, split=None, return_X_y=False, data_home=None, nominal="weka"):
     """Load a multi-label dataset by MANIFEST name or ARFF path.
 
     Parameters
@@ -218,6 +251,14 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
         Return ``(X, Y)`` instead of a Bunch.
     data_home : str or path-like, default=None
         Dataset folder; default ``$MLKNN_DATA``.
+    nominal : {"weka", "onehot"}, default="weka"
+        Encoding of nominal features with three or more values: one column per
+        declared value, holding 1/sqrt(2) (``"weka"``) or 1 (``"onehot"``) for
+        the value taken. With ``"weka"`` a mismatch adds 1 to the squared
+        Euclidean distance, Weka's (and MULAN's) nominal distance and the
+        weight of a 0/1 feature; with ``"onehot"`` it adds 2. The default is
+        ``"weka"`` so that no attribute weighs more than another because it is
+        nominal.
 
     Returns
     -------
@@ -229,8 +270,11 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
         ``source``: list of the files read. ``format``: 'mulan' or 'meka'.
         ``split``: the ``split`` argument.
 
-        Features: numeric as is; nominal ``{0,1}`` as 0/1; other nominal
-        attributes one-hot encoded (``attr=value``); string attributes and
+        Features: numeric as is; a two-valued nominal attribute as one 0/1
+        column (``{0,1}`` keeps its numbers; for any other ``{a,b}`` the
+        first declared value is 0 and the second 1, and the column is named
+        ``attr=b``); nominal attributes with more values one column per value
+        (``attr=value``, see ``nominal``); string attributes and
         nominal identifiers (a distinct value on every row) dropped with a
         warning. A missing value ``?`` raises :class:`DatasetFormatError`
         (naming file, attribute and line): NaN would silently corrupt
@@ -260,7 +304,7 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
     if _looks_like_path(name_or_path):
         if split is not None:
             raise ValueError("split is only meaningful for a dataset name, not a file path")
-        return load_arff(name_or_path, return_X_y=return_X_y)
+        return load_arff(name_or_path, nominal=nominal, return_X_y=return_X_y)
 
     name = str(name_or_path)
     entries = _entries(data_home)
@@ -269,10 +313,7 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
         by_lower = {k.lower(): v for k, v in entries.items()}
         entry = by_lower.get(name.lower())
     if entry is None:
-        raise ValueError(
-            f"unknown dataset {name!r}; available: {', '.join(entries)} "
-            "(or pass a path to an .arff file)"
-        )
+        raise _unknown_name(name, entries)
 
     xml = entry.xml_file if entry.format == "mulan" else None
     if entry.format == "mulan" and xml is None:
@@ -295,7 +336,7 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None):
         else:
             raise DatasetFormatError(f"MANIFEST lists no ARFF file for {entry.name!r}")
 
-    parts = [_read_file(f, xml=xml, fmt=fmt) for f in files]
+    parts = [_read_file(f, xml=xml, fmt=fmt, nominal=nominal) for f in files]
     X, Y, fn, ln, sources, fmt = parts[0]
     if len(parts) > 1:
         # train + test: the halves must describe the same attributes.
