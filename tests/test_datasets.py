@@ -652,3 +652,55 @@ def test_latin1_file(tmp_path):
     path = tmp_path / "l.arff"
     path.write_bytes(MEKA_FIRST.replace("x1", "caf\xe9").encode("latin-1"))
     assert load(path).feature_names == ["caf\xe9", "x2"]
+
+
+NOMINAL_DISTANCES = """\
+@relation 'D: -C 1'
+@attribute y {0,1}
+@attribute gene {YES,NO}
+@attribute colour {red,green,blue}
+@attribute x numeric
+@data
+1,YES,red,0
+0,NO,red,0
+1,YES,green,0
+0,NO,blue,3
+"""
+
+
+@pytest.mark.parametrize("nominal, colour_mismatch", [("weka", 1.0), ("onehot", 2.0)])
+def test_nominal_encodings_give_the_hand_computed_distances(tmp_path, nominal, colour_mismatch):
+    """Issue 14 point 3. Squared Euclidean distances between rows, by hand: a YES/NO
+    mismatch adds 1 (one 0/1 column, not two); a colour mismatch adds 1 with Weka's
+    nominal distance (indicators / sqrt 2) and 2 with plain one-hot; x adds its
+    squared difference."""
+    data = load(write(tmp_path, "d.arff", NOMINAL_DISTANCES), nominal=nominal)
+    assert data.feature_names == ["gene=NO", "colour=red", "colour=green", "colour=blue", "x"]
+    np.testing.assert_array_equal(data.X[:, 0], [0, 1, 0, 1])  # NO (second value) is 1
+    D = ((data.X[:, None, :] - data.X[None, :, :]) ** 2).sum(axis=2)
+    c = colour_mismatch
+    expected = np.array([
+        [0, 1, c, 1 + c + 9],
+        [1, 0, 1 + c, c + 9],
+        [c, 1 + c, 0, 1 + c + 9],
+        [1 + c + 9, c + 9, 1 + c + 9, 0],
+    ])
+    np.testing.assert_allclose(D, expected, rtol=0, atol=1e-12)
+
+
+def test_nominal_encoding_is_validated(tmp_path):
+    with pytest.raises(ValueError, match="'nominal' parameter must be one of 'weka', 'onehot'"):
+        load(write(tmp_path, "d.arff", NOMINAL_DISTANCES), nominal="dummy")
+
+
+@pytest.mark.parametrize("name", ["data.csv", "train.svm"])
+def test_other_formats_say_which_are_read(tmp_path, name):
+    path = tmp_path / name
+    path.write_text("1,2,3\n")
+    with pytest.raises(ValueError, match=r"reads ARFF files \(\.arff, or gzip-compressed \.arff\.gz\)"):
+        load(str(path))
+
+
+def test_unknown_name_suggests_the_closest(data_dir):
+    with pytest.raises(ValueError, match="did you mean 'emotions'"):
+        load("emotion")
