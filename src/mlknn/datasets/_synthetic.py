@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.datasets import make_multilabel_classification
 from sklearn.utils import Bunch, check_random_state
 
-__all__ = ["make_simulated_2d", "make_multilabel", "SIMULATED_2D_COMPONENTS"]
+__all__ = [
+    "SIMULATED_2D_COMPONENTS",
+    "make_extreme_multilabel",
+    "make_multilabel",
+    "make_simulated_2d",
+]
 
 # Younes et al. (2011), section 4.3 and Table 1: seven Gaussians in R^2, one
 # per label set over three labels (omega1, omega2, omega3), listed in the
@@ -117,7 +123,10 @@ def make_simulated_2d(n_samples=None, random_state=0, *, cov=0.01, shuffle=True)
     # Draw all points from N(0, cov) in one call and shift each by its mean:
     # equivalent to per-component draws (the covariance is common) and the
     # whole output is a function of the seed alone.
-    X = rng.multivariate_normal(np.zeros(2), cov, size=component.size) + means[component]
+    X = (
+        rng.multivariate_normal(np.zeros(2), cov, size=component.size)
+        + means[component]
+    )
     if shuffle:
         perm = rng.permutation(component.size)
         X, component = X[perm], component[perm]
@@ -176,4 +185,201 @@ def make_multilabel(n_samples=1000, n_features=20, n_labels=5, random_state=0, *
         feature_names=[f"x{i}" for i in range(n_features)],
         label_names=[f"y{j}" for j in range(n_labels)],
         name="multilabel",
+    )
+
+
+def _draw_from_blocks(rng, cum, lo, hi):
+    """One index per entry of ``lo``/``hi``: inverse-CDF draws from ``cum[lo:hi]``'s weights.
+
+    ``cum`` is the cumulative sum of non-negative weights; entry i draws an
+    index j in ``[lo[i], hi[i])`` with probability proportional to weight j.
+    """
+    base = np.where(lo > 0, cum[np.maximum(lo - 1, 0)], 0.0)
+    u = base + rng.random(lo.size) * (cum[hi - 1] - base)
+    return np.minimum(np.searchsorted(cum, u, side="right"), hi - 1)
+
+
+def make_extreme_multilabel(
+    n_samples=10_000,
+    n_features=128,
+    n_labels=1000,
+    *,
+    labels_per_row=5,
+    n_topics=None,
+    power=1.0,
+    head_fraction=0.2,
+    noise=0.6,
+    label_signal=0.6,
+    random_state=0,
+):
+    """Embedding-like data with a power-law label space (extreme classification).
+
+    A generative model in which neighbours really share labels:
+
+    1. Label popularity is Zipfian, ``w_j ~ rank_j^(-power)`` (ranks in a random
+       order over the label indices): a few labels are very frequent, most
+       have a handful of examples or none.
+    2. Every label belongs to one of ``n_topics`` topics (uniformly at random);
+       a topic's popularity is the sum of its labels' ``w_j``, so popular
+       labels live in popular topics. Each topic has a centre on the unit
+       sphere in R^d, each label a direction ``v_j``.
+    3. A row draws a topic and wants ``1 + Poisson(labels_per_row - 1)``
+       distinct labels: the first distinct ones of three times as many draws,
+       a ``head_fraction`` of the draws from the global popularity (head labels
+       shared across topics), the rest from its topic's labels by ``w_j``
+       (a row of a topic with few labels may get fewer).
+    4. Its features are ``centre_topic + label_signal * mean(v_j) +
+       noise * N(0, I/d)``, normalised to unit length (float32), so both
+       Euclidean and cosine neighbours work.
+
+    Memory is O(nnz(Y) + n d + q d): Y is built as CSR and never as an n x q
+    array; features are drawn in row blocks in float32.
+
+    Parameters
+    ----------
+    n_samples : int, default=10_000
+    n_features : int, default=128
+        Dimension d of the embeddings.
+    n_labels : int, default=1000
+        Number of labels q.
+    labels_per_row : float, default=5
+        Mean number of draws per row (>= 1).
+    n_topics : int, default=None
+        Number of topics; default ``max(1, n_labels // 10)``.
+    power : float, default=1.0
+        Zipf exponent of the label popularity (> 0).
+    head_fraction : float, default=0.2
+        Share of label draws from the global popularity, in [0, 1].
+    noise : float, default=0.6
+        Standard deviation of the isotropic noise, in units of the centres'
+        norm 1 (per coordinate ``noise / sqrt(d)``).
+    label_signal : float, default=0.6
+        Weight of the mean label direction.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seed; the output is a deterministic function of it and the other
+        arguments.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``X`` (float32 ndarray (n, d), unit rows), ``Y`` (``scipy.sparse.csr_array``
+        uint8 (n, q), sorted indices), ``topic`` (int64 (n,)), ``label_topic``
+        (int64 (q,)), ``label_weight`` (float64 (q,), the popularity ``w``,
+        normalised to sum 1), ``feature_names``, ``label_names``, ``name``
+        (``'extreme-synthetic'``).
+
+    Examples
+    --------
+    >>> d = make_extreme_multilabel(2000, n_features=16, n_labels=500, random_state=1)
+    >>> d.X.shape, d.X.dtype, d.Y.shape, d.Y.dtype
+    ((2000, 16), dtype('float32'), (2000, 500), dtype('uint8'))
+    >>> 4.0 < d.Y.nnz / 2000 < 5.5
+    True
+    """
+    for name, v, lo in (
+        ("n_samples", n_samples, 1),
+        ("n_features", n_features, 1),
+        ("n_labels", n_labels, 1),
+    ):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} must be an int >= {lo}; got {v!r}.")
+    if n_topics is None:
+        n_topics = max(1, n_labels // 10)
+    if (
+        isinstance(n_topics, bool)
+        or not isinstance(n_topics, (int, np.integer))
+        or not 1 <= n_topics <= n_labels
+    ):
+        raise ValueError(
+            f"n_topics must be an int in [1, n_labels={n_labels}]; got {n_topics!r}."
+        )
+    for name, v, ok, rule in (
+        ("labels_per_row", labels_per_row, labels_per_row >= 1, ">= 1"),
+        ("power", power, power > 0, "> 0"),
+        ("head_fraction", head_fraction, 0 <= head_fraction <= 1, "in [0, 1]"),
+        ("noise", noise, noise >= 0, ">= 0"),
+        ("label_signal", label_signal, label_signal >= 0, ">= 0"),
+    ):
+        if not np.isfinite(v) or not ok:
+            raise ValueError(f"{name} must be a finite number {rule}; got {v!r}.")
+    n, d, q, T = int(n_samples), int(n_features), int(n_labels), int(n_topics)
+    rng = (
+        random_state
+        if isinstance(random_state, np.random.Generator)
+        else np.random.default_rng(random_state)
+    )
+
+    # 1-2. Popularity, topics, label order grouped by topic (for block draws).
+    weight = np.empty(q)
+    weight[rng.permutation(q)] = np.arange(1, q + 1, dtype=np.float64) ** -power
+    weight /= weight.sum()
+    label_topic = rng.integers(0, T, size=q)
+    by_topic = np.argsort(label_topic, kind="stable")
+    starts = np.searchsorted(label_topic[by_topic], np.arange(T + 1))
+    cum_topic = np.cumsum(weight[by_topic])
+    topic_weight = np.bincount(label_topic, weights=weight, minlength=T)
+    occupied = np.flatnonzero(topic_weight > 0)  # a topic may own no label
+    centres = rng.standard_normal((T, d)).astype(np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    directions = rng.standard_normal((q, d)).astype(np.float32)
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+
+    # 3. Labels: per row a topic and 1 + Poisson(m - 1) distinct labels, the
+    # first distinct ones of 3 x that many draws (popular labels repeat).
+    topic_cum = np.cumsum(topic_weight[occupied])
+    topic = occupied[
+        np.minimum(
+            np.searchsorted(topic_cum, rng.random(n) * topic_cum[-1]), occupied.size - 1
+        )
+    ]
+    want = 1 + rng.poisson(labels_per_row - 1, size=n)
+    rows = np.repeat(np.arange(n), 3 * want)
+    t = topic[rows]
+    lab = by_topic[_draw_from_blocks(rng, cum_topic, starts[t], starts[t + 1])]
+    head = rng.random(rows.size) < head_fraction
+    n_head = int(head.sum())
+    lab[head] = _draw_from_blocks(
+        rng, np.cumsum(weight), np.zeros(n_head, np.int64), np.full(n_head, q)
+    )
+    pos = np.arange(rows.size)  # draw order (rows are contiguous, in order)
+    first = np.lexsort((pos, lab, rows))
+    keep = np.ones(first.size, bool)
+    keep[1:] = (rows[first][1:] != rows[first][:-1]) | (
+        lab[first][1:] != lab[first][:-1]
+    )
+    kept = np.sort(first[keep])  # first occurrences, back in draw order
+    r_k = rows[kept]
+    rank = np.arange(kept.size) - np.searchsorted(
+        r_k, r_k
+    )  # rank among the row's distinct
+    kept = kept[rank < want[r_k]]
+    Y = sp.csr_array(
+        (np.ones(kept.size, np.uint8), (rows[kept], lab[kept])), shape=(n, q)
+    )
+    Y.sort_indices()
+
+    # 4. Features, in row blocks (the noise and the label means are n x d).
+    X = np.empty((n, d), dtype=np.float32)
+    counts = np.diff(Y.indptr).astype(np.float32)
+    step = max(1, (1 << 22) // d)
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        mean_dir = (Y[s:e].astype(np.float32) @ directions) / counts[s:e, None]
+        block = centres[topic[s:e]] + label_signal * mean_dir
+        block += rng.standard_normal((e - s, d), dtype=np.float32) * np.float32(
+            noise / np.sqrt(d)
+        )
+        block /= np.maximum(
+            np.linalg.norm(block, axis=1, keepdims=True), np.float32(1e-12)
+        )
+        X[s:e] = block
+    return Bunch(
+        X=X,
+        Y=Y,
+        topic=topic.astype(np.int64),
+        label_topic=label_topic.astype(np.int64),
+        label_weight=weight,
+        feature_names=[f"x{i}" for i in range(d)],
+        label_names=[f"y{j}" for j in range(q)],
+        name="extreme-synthetic",
     )
