@@ -8,12 +8,12 @@ hand-worked examples, and constructed tie problems with known answers.
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_brknn import loop_brknn_mulan
 from sklearn.base import clone
 
 from mlknn import BRkNN, BRkNNa, BRkNNb
 from mlknn.algorithms._java_random import JavaRandom
 from mlknn.neighbors import BruteNeighbors, NeighborGraph, build_graph
-from reference_brknn import loop_brknn_mulan
 
 CLASSES = [(BRkNN, "none"), (BRkNNa, "a"), (BRkNNb, "b")]
 

@@ -134,7 +134,7 @@ def test_no_dense_label_array_on_the_sparse_path(cls):
     Xq = rng.normal(size=(n_queries, 4))
     tracemalloc.start()
     pred = est.predict(Xq)
-    labels, scores = est.predict_topk(Xq, k=5)
+    labels, _ = est.predict_topk(Xq, k=5)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < n_queries * q * 8 / 20, peak
