@@ -8,15 +8,19 @@ Public API
 ----------
 load
     A dataset by MANIFEST name (``load("emotions")``, ``split="train"``) or
-    any ARFF file by path.
+    any ARFF file by path (``.txt`` / ``.svm`` / ``.libsvm``: :func:`load_xc`).
 load_arff
     One ARFF file, with explicit control over where the labels are.
+load_xc
+    An Extreme Classification Repository or LIBSVM multi-label text file
+    (CSR X float32, CSR Y uint8; see :mod:`mlknn.datasets._xc`).
 list_datasets
     The MANIFEST rows as dicts.
 dataset_stats, label_stats
     n, d, q, label cardinality / density / diversity; per-label counts.
-make_simulated_2d, make_multilabel
-    Synthetic data (Younes et al. 2011's 2-D set; scikit-learn's generator).
+make_simulated_2d, make_multilabel, make_extreme_multilabel
+    Synthetic data (Younes et al. 2011's 2-D set; scikit-learn's generator;
+    a power-law label space with embedding features).
 DatasetFormatError
     Raised for malformed files (subclass of ValueError).
 data_home
@@ -53,7 +57,8 @@ from ._arff import DatasetFormatError
 from ._fetch import ChecksumError, FetchError, fetch, fetchable_datasets
 from ._manifest import data_home, read_manifest
 from ._stats import dataset_stats, label_stats
-from ._synthetic import make_multilabel, make_simulated_2d
+from ._synthetic import make_extreme_multilabel, make_multilabel, make_simulated_2d
+from ._xc import load_xc
 
 __all__ = [
     "load",
@@ -63,6 +68,8 @@ __all__ = [
     "label_stats",
     "make_simulated_2d",
     "make_multilabel",
+    "make_extreme_multilabel",
+    "load_xc",
     "DatasetFormatError",
     "data_home",
     "fetch",
@@ -192,7 +199,13 @@ def list_datasets(data_home=None):
 
 
 #: The file formats :func:`load` reads, for messages.
-READ_FORMATS = "ARFF files (.arff, or gzip-compressed .arff.gz), in the MULAN or MEKA layout"
+READ_FORMATS = (
+    "ARFF files (.arff, or gzip-compressed .arff.gz), in the MULAN or MEKA layout, and "
+    "Extreme Classification Repository / LIBSVM multi-label text files (.txt, .svm, .libsvm, "
+    "optionally .gz)"
+)
+#: Suffixes that :func:`load` hands to :func:`load_xc`.
+XC_SUFFIXES = (".txt", ".svm", ".libsvm", ".txt.gz", ".svm.gz", ".libsvm.gz")
 
 
 def _looks_like_path(name_or_path):
@@ -240,7 +253,9 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None, nominal=
         A name from ``MANIFEST.tsv`` (``'emotions'``, ``'tmc2007-500'``,
         case-insensitive) or a path to an ``.arff`` / ``.arff.gz`` file.
         A path is handled by :func:`load_arff` (MULAN ``.xml`` beside the
-        file, else MEKA ``-C q``).
+        file, else MEKA ``-C q``); a ``.txt`` / ``.svm`` / ``.libsvm``
+        (optionally ``.gz``) path by :func:`load_xc` (Extreme Classification
+        Repository or LIBSVM multi-label text: CSR X and Y).
     split : {None, 'train', 'test'}, default=None
         For a name: None gives the whole dataset - the union file
         (``emotions.arff``, ``Corel5k-sparse.arff``), or train followed by
@@ -304,6 +319,8 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None, nominal=
     if _looks_like_path(name_or_path):
         if split is not None:
             raise ValueError("split is only meaningful for a dataset name, not a file path")
+        if str(name_or_path).lower().endswith(XC_SUFFIXES):
+            return load_xc(name_or_path, return_X_y=return_X_y)
         return load_arff(name_or_path, nominal=nominal, return_X_y=return_X_y)
 
     name = str(name_or_path)
