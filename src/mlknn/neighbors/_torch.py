@@ -31,8 +31,8 @@ import contextlib
 import numpy as np
 
 from ..utils import check_optional_dependency
-from ._base import register_backend
 from ._approximate import _CandidateBackend
+from ._base import register_backend
 
 # Default bytes of one chunk's (rows x n_fit) float32 distance block on the device.
 _CHUNK_MB = {"cpu": 256, "cuda": 2048}
