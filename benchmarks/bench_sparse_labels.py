@@ -12,6 +12,9 @@ measured side by side in the same run, under the same load:
   ``predict_proba`` + the top k of the dense scores (``np.argsort``).
 * the installed mlknn (after): fit + ``predict_topk`` (and, with
   ``--also-proba``, fit + dense ``predict_proba``).
+* ``--dense``: both trees get a dense Y and run fit + ``predict_proba`` +
+  ``predict``; "same output" compares the bytes of both outputs (the dense path
+  must stay bit-identical, and as fast or faster).
 
 The child can be capped with ``--mem-limit-gb`` (RLIMIT_AS): a run that does not
 fit is reported as ``MemoryError`` instead of pushing the machine into swap.
@@ -58,14 +61,21 @@ rows = np.repeat(np.arange(n), card)
 Y = sp.csr_matrix((np.ones(rows.size, np.uint8), (rows, cols.ravel())), shape=(n, q))
 Y.sum_duplicates(); Y.data[:] = 1
 Xtr, Xte, Ytr = X[:n_tr], X[n_tr:], Y[:n_tr]
+if cfg["dense"]:
+    Ytr = Ytr.toarray()
 from threadpoolctl import threadpool_info
 from mlknn import MLkNN
-out = {"mode": cfg["mode"], "q": q, "n_train": n_tr, "n_test": n_te, "d": d, "nnz_Y": int(Ytr.nnz)}
+out = {"mode": cfg["mode"], "q": q, "n_train": n_tr, "n_test": n_te, "d": d, "nnz_Y": int(Y[:n_tr].nnz)}
 try:
     est = MLkNN(n_neighbors=cfg["k_neighbors"])
     t0 = time.perf_counter(); est.fit(Xtr, Ytr); out["fit_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if cfg["mode"] == "after":
+    if cfg["dense"]:  # the dense path of both trees: fit + predict_proba + predict, bit for bit
+        S = est.predict_proba(Xte)
+        P = est.predict(Xte)
+        labels = np.argsort(-S, axis=1, kind="stable")[:, :cfg["k"]]
+        out["proba_sha"] = __import__("hashlib").sha256(S.tobytes() + np.asarray(P).tobytes()).hexdigest()[:16]
+    elif cfg["mode"] == "after":
         labels, scores = est.predict_topk(Xte, k=cfg["k"])
     else:
         S = est.predict_proba(Xte)
@@ -73,6 +83,23 @@ try:
     out["predict_s"] = time.perf_counter() - t0
     if cfg["mode"] == "after" and cfg["also_proba"]:
         t0 = time.perf_counter(); S = est.predict_proba(Xte); out["predict_proba_s"] = time.perf_counter() - t0
+    # The label part alone (the search excluded, which other changes also touch):
+    # fit_from_graph + scoring from precomputed graphs.
+    from mlknn.neighbors import build_graph
+    g_tr = build_graph(est.nn_, None, cfg["k_neighbors"])
+    g_te = build_graph(est.nn_, Xte, cfg["k_neighbors"])
+    t0 = time.perf_counter()
+    est2 = MLkNN(n_neighbors=cfg["k_neighbors"]).fit_from_graph(g_tr, Ytr, index=est.nn_)
+    out["label_fit_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if cfg["mode"] == "after" and not cfg["dense"]:
+        est2.predict_topk_from_graph(g_te, k=cfg["k"])
+    else:
+        S2 = est2.predict_proba_from_graph(g_te)
+        np.argsort(-S2, axis=1, kind="stable")[:, :cfg["k"]]
+        if cfg["dense"]:
+            est2.predict_from_graph(g_te)
+    out["label_predict_s"] = time.perf_counter() - t0
     hits = np.asarray(Y[n_tr:][np.arange(n_te)[:, None], labels[:, :1]].todense()).mean()
     out["p_at_1"] = float(hits)
     out["top_labels_sha"] = __import__("hashlib").sha256(np.ascontiguousarray(labels).tobytes()).hexdigest()[:16]
@@ -87,7 +114,7 @@ print(json.dumps(out))
 def run(mode, q, args, before=None):
     cfg = {"mode": mode, "q": q, "n_train": args.n_train, "n_test": args.n_test, "d": args.d,
            "card": args.card, "k": args.k, "k_neighbors": args.n_neighbors, "seed": args.seed,
-           "mem_limit_gb": args.mem_limit_gb, "also_proba": args.also_proba}
+           "mem_limit_gb": args.mem_limit_gb, "also_proba": args.also_proba, "dense": args.dense}
     env = dict(os.environ)
     if before:
         env["PYTHONPATH"] = os.path.join(before, "src") + os.pathsep + env.get("PYTHONPATH", "")
@@ -120,6 +147,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mem-limit-gb", type=float, default=0.0)
     p.add_argument("--also-proba", action="store_true")
+    p.add_argument("--dense", action="store_true",
+                   help="give both trees a dense Y: fit + predict_proba + predict (speed and bit-identity of the dense path)")
     args = p.parse_args(argv)
     print(json.dumps({"loadavg": os.getloadavg()}), flush=True)
     rows = []
@@ -130,15 +159,19 @@ def main(argv=None):
         after = run("after", q, args)
         rows.append((q, before, after))
     print(json.dumps({"loadavg": os.getloadavg()}), flush=True)
-    print("\n| q | fit s (before / after) | top-k s (before / after) | peak RSS MB (before / after) | same top-k |")
-    print("|---|---|---|---|---|")
+    what = "predict_proba + predict" if args.dense else "top-k"
+    print(f"\n| q | fit s (before / after) | {what} s (before / after) | label part: fit_from_graph s "
+          f"| label part: {what} from graph s | peak RSS MB (before / after) | same output |")
+    print("|---|---|---|---|---|---|---|")
     for q, b, a in rows:
         def cell(key, b=b, a=a):
             if b is None or key not in b:
                 return f"- / {a.get(key, float('nan')):.2f}"
             return f"{b[key]:.2f} / {a[key]:.2f} ({b[key] / a[key]:.1f}x)"
-        same = "-" if b is None or "top_labels_sha" not in b else str(b["top_labels_sha"] == a.get("top_labels_sha"))
-        print(f"| {q} | {cell('fit_s')} | {cell('predict_s')} | {cell('peak_rss_mb')} | {same} |")
+        key = "proba_sha" if args.dense else "top_labels_sha"
+        same = "-" if b is None or key not in b else str(b[key] == a.get(key))
+        print(f"| {q} | {cell('fit_s')} | {cell('predict_s')} | {cell('label_fit_s')} | {cell('label_predict_s')} "
+              f"| {cell('peak_rss_mb')} | {same} |")
 
 
 if __name__ == "__main__":

@@ -411,5 +411,6 @@ def test_feature_scale_warning_once_and_silenceable():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MLkNN(n_neighbors=3).fit(X / np.ptp(X, axis=0), Y)  # comparable ranges: silent
+        MLkNN(n_neighbors=3, variant="mulan").fit(X, Y)  # normalises X itself: silent
         warnings.simplefilter("ignore", FeatureScaleWarning)
         MLkNN(n_neighbors=3).fit(X, Y)

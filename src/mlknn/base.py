@@ -152,6 +152,12 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     _supports_sparse_labels = False
     _uses_features = False
     _uses_radius_counts = False
+    #: True when a query's scores depend on its own graph row only, bit for bit
+    #: (no BLAS product over the query rows): mlknn.distributed scores such
+    #: estimators block by block on the workers.
+    _row_scoring = True
+    #: True when the estimator rescales X itself (no FeatureScaleWarning then).
+    _normalises_features = False
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
@@ -202,7 +208,9 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             reads the features); ``"radius_counts"``: it counts radius
             neighbourhoods through the fitted index (pass ``index=`` to
             ``fit_from_graph``); ``"sparse_labels"``: a sparse Y stays sparse;
-            ``"hubness"``: it accepts a ``hubness`` parameter.
+            ``"hubness"``: it accepts a ``hubness`` parameter; ``"row_scoring"``:
+            a query's scores depend on its own graph row only, bit for bit, so
+            blocks of queries may be scored separately (hubness reduction included).
         """
         reduction = self._hubness_reduction()
         return {
@@ -210,6 +218,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             "radius_counts": bool(self._uses_radius_counts),
             "sparse_labels": bool(self._supports_sparse_labels),
             "hubness": "hubness" in self._parameter_constraints,
+            "row_scoring": bool(self._row_scoring) and bool(getattr(reduction, "rowwise", True)),
         }
 
     # ------------------------------------------------------ hubness hooks
@@ -262,7 +271,8 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         container = _container_kind(Y)
         X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
         Y = self._labels_for_fit(Y)
-        warn_if_unscaled(X, self)
+        if not self._normalises_features:
+            warn_if_unscaled(X, self)
         width = self.search_width(X.shape[0])
         self._check_n_neighbors(X.shape[0], width)
         X = self._transform_features(X, fit=True)

@@ -300,7 +300,7 @@ def zero_count_topk(counts, count_scores, zero_scores, k, zero_order=None):
     zero does not depend on the query: ``zero_scores[l]``. So the top k of a row
     lie among its stored counts (scores ``count_scores``) and the first
     ``k + nnz(row)`` labels of one list presorted by (zero score descending,
-    label ascending), minus those stored in the row.
+    label ascending), minus those stored in the row. Memory: O(n k + nnz).
 
     Parameters
     ----------
@@ -322,11 +322,13 @@ def zero_count_topk(counts, count_scores, zero_scores, k, zero_order=None):
     if zero_order is None:
         zero_order = np.lexsort((np.arange(q), -np.asarray(zero_scores)))
     nnz_row = np.diff(counts.indptr)
-    width = int(min(q, k + (nnz_row.max(initial=0))))
-    head = zero_order[:width]
     rows = np.repeat(np.arange(n, dtype=np.int64), nnz_row)
+    # Row i takes the first min(q, k + nnz_i) labels of the zero-count list: at
+    # most nnz_i of them are stored in the row, so >= k remain. n k + nnz in all.
+    width = np.minimum(q, k + nnz_row)
     cand_rows = np.repeat(np.arange(n, dtype=np.int64), width)
-    cand_labels = np.tile(head, n)
+    starts = np.concatenate([[0], np.cumsum(width)[:-1]])
+    cand_labels = zero_order[np.arange(cand_rows.size) - np.repeat(starts, width)]
     absent = ~_stored(counts, rows, cand_rows, cand_labels)
     return topk_from_sparse_candidates(
         np.concatenate([rows, cand_rows[absent]]),

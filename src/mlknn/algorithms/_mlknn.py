@@ -299,6 +299,10 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.variant = variant
         self.random_state = random_state
 
+    @property
+    def _normalises_features(self):
+        return self.variant == "mulan"
+
     # ----------------------------------------------------------------- fit
     def _fit_graph(self, graph, Y, X):
         # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
@@ -377,8 +381,11 @@ def _topk_by_chunks(est, graph, k, counts_of, table=None):
     ``working_memory``.
     """
     n, q = graph.n_points, est.n_labels_
-    row_bytes = 16 * (q if not sp.issparse(est._fit_Y) else k + 4 * graph.n_neighbors * max(
-        1, int(est._fit_Y.nnz // max(est._fit_Y.shape[0], 1))))
+    if sp.issparse(est._fit_Y):  # ~6 int64/float64 arrays of k + (stored counts) per row
+        per_row = k + graph.n_neighbors * max(1, -(-est._fit_Y.nnz // max(est._fit_Y.shape[0], 1)))
+    else:  # the counts, scores and the partition's temporaries, q per row
+        per_row = 4 * q
+    row_bytes = 8 * 6 * per_row
     step = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=max(n, 1))
     labels, scores = [], []
     for rows in gen_batches(n, step):
