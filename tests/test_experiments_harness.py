@@ -150,6 +150,7 @@ def test_with_overrides_is_the_one_merge():
     assert new.preprocessing_for("enron") == PreprocessingConfig(scaling="zscore")  # per-dataset too
     assert new.params == (("*", "smoothing", (1.0,)), ("mlknn", "hubness", ("ls",)))
     assert new.k == (5,) and new.at_k == (1, 3)
+    assert cfg.with_overrides(feature_selection="184").preprocessing_for("enron").feature_selection == 184
     assert cfg.with_overrides(seed=9).protocol == ProtocolConfig("kfold", n_splits=3, stratify=True, seed=9)
     with pytest.raises(ValueError, match="Unknown setting.*'colour'"):
         cfg.with_overrides(colour="red")

@@ -422,7 +422,8 @@ class ExperimentConfig:
             * fields of :class:`PreprocessingConfig` (``scaling``,
               ``feature_selection``, ``min_label_count``, ``label_scope``): set
               in the default preprocessing and in every per-dataset one.
-              ``feature_selection`` None, 0 or ``"none"`` disables the selection.
+              ``feature_selection`` None, 0 or ``"none"`` disables the selection;
+              a string is parsed as on the command line (``"0.2"``, ``"184"``).
 
         Returns
         -------
@@ -450,7 +451,9 @@ class ExperimentConfig:
             extra = tuple(parse_param_option(p) if isinstance(p, str) else tuple(p) for p in changes.pop("add_params"))
             fields["params"] = tuple(fields.get("params", self.params)) + extra
         prep = {k: changes.pop(k) for k in list(changes) if k in _PREP_FIELDS}
-        if "feature_selection" in prep and prep["feature_selection"] in (0, "none", "None"):
+        if isinstance(prep.get("feature_selection"), str):  # a command-line value: "0.2", "184", "none"
+            prep["feature_selection"] = parse_value(prep["feature_selection"])
+        if "feature_selection" in prep and prep["feature_selection"] in (0, "none"):
             prep["feature_selection"] = None
         if prep:
             fields["preprocessing"] = replace(fields.get("preprocessing", self.preprocessing), **prep)

@@ -21,8 +21,9 @@ Algorithm 1 of Sechidis et al. (as ``iterstrat.ml_stratifiers.IterativeStratific
 3. examples without any unassigned label left go, in row order, to the fold
    that wants the most examples (ties at random).
 
-Cost: O(nnz(Y)) to build the column index, O(q) per chosen label for the
-minimum search (at most q choices) and O(n_splits) per example; memory
+Cost: O(nnz(Y)) to build the column index, O(labels still in play) per
+chosen label for the minimum search (at most q choices; the rare labels, chosen
+first, leave the search once assigned) and O(n_splits) per example; memory
 O(nnz(Y) + n + n_splits q), never an (n, q) array. The assignment is
 sequential by definition (each choice changes the next one's wishes), so the
 examples are visited by a Python loop, as in ``iterstrat``.
@@ -71,16 +72,20 @@ def iterative_stratification(Y, ratios, random_state):
     wanted_labels = np.outer(r, counts)  # c_folds_labels: (n_folds, q)
     folds = np.zeros(n, dtype=int)
     unassigned = np.ones(n, dtype=bool)
+    live = np.flatnonzero(remaining > 0)  # ascending; labels drop out as their examples are assigned
     while unassigned.any():
-        positive = remaining > 0
+        left = remaining[live]
+        positive = left > 0
         if not positive.any():
             for i in np.flatnonzero(unassigned):  # step 3
                 f = _pick(np.flatnonzero(wanted == wanted.max()), rng=random_state)
                 folds[i] = f
                 wanted[f] -= 1
             break
-        fewest = remaining[positive].min()
-        label = _pick(np.flatnonzero(remaining == fewest), rng=random_state)
+        if 2 * np.count_nonzero(positive) < live.size:  # compact: the search stays O(labels still in play)
+            live, left = live[positive], left[positive]
+        fewest = left[left > 0].min()
+        label = _pick(live[np.flatnonzero(left == fewest)], rng=random_state)
         rows = rows_of.indices[rows_of.indptr[label] : rows_of.indptr[label + 1]]
         for i in rows[unassigned[rows]]:  # step 2, in row order
             want = wanted_labels[:, label]
