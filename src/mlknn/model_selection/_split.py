@@ -260,28 +260,21 @@ def make_protocol(name, *, n_splits=None, n_repeats=None, test_size=None, strati
             f"The 'protocol' parameter must be one of {sorted(PROTOCOLS)}. Got {name!r} instead."
         )
     defaults = PROTOCOLS[name]
-    if name == "holdout":
-        if n_splits is not None:
-            raise ValueError(
-                "The 'n_splits' (--folds) parameter does not apply to protocol 'holdout' "
-                f"(one split per repetition). Got {n_splits!r}."
-            )
-        return RepeatedHoldout(
-            test_size=defaults["test_size"] if test_size is None else test_size,
-            n_repeats=defaults["n_repeats"] if n_repeats is None else n_repeats,
-            stratify=stratify,
-            random_state=random_state,
-        )
-    if test_size is not None:
-        raise ValueError(
-            f"The 'test_size' parameter only applies to protocol 'holdout'; got protocol {name!r}."
-        )
-    return RepeatedMultilabelKFold(
-        n_splits=defaults["n_splits"] if n_splits is None else n_splits,
-        n_repeats=defaults["n_repeats"] if n_repeats is None else n_repeats,
-        stratify=stratify,
-        random_state=random_state,
-    )
+    given = {"n_splits": n_splits, "n_repeats": n_repeats, "test_size": test_size}
+    for key, value in given.items():
+        if value is not None and key not in defaults:
+            raise ValueError(_NOT_APPLICABLE[key].format(name=name, value=value))
+    cls = RepeatedHoldout if name == "holdout" else RepeatedMultilabelKFold
+    sizes = {key: defaults[key] if given[key] is None else given[key] for key in defaults}
+    return cls(**sizes, stratify=stratify, random_state=random_state)
+
+
+#: The error of a protocol size given to a protocol without it.
+_NOT_APPLICABLE = {
+    "n_splits": "The 'n_splits' (--folds) parameter does not apply to protocol '{name}' "
+    "(one split per repetition). Got {value!r}.",
+    "test_size": "The 'test_size' parameter only applies to protocol 'holdout'; got protocol {name!r}.",
+}
 
 
 def encode_indices(indices, n_samples):
