@@ -215,3 +215,26 @@ def test_a_large_label_space_is_evaluated_from_predict_topk(tmp_path, monkeypatc
     with ResultsDB(tmp_path / "sparse.db") as db:
         skipped = [w for w in db.warnings() if w["stage"] == "evaluate" and "MetricSkippedWarning" in w["category"]]
     assert skipped and all("ranking_loss" in w["message"] for w in skipped)
+
+
+def test_an_extreme_classification_file_runs_by_path_with_sparse_labels(tmp_path):
+    # The grid loads the XC text format (CSR Y) by path and keeps Y sparse; the same
+    # labels given densely give the same results.
+    from mlknn.experiments import load_dataset
+
+    X, Y = _problem(n=60, q=6)
+    lines = [f"{X.shape[0]} {X.shape[1]} {Y.shape[1]}"]
+    for x, y in zip(X.astype(np.float32), Y):
+        lines.append(",".join(str(j) for j in np.flatnonzero(y)) + " " + " ".join(f"{j}:{v!r}" for j, v in enumerate(x.tolist())))
+    path = tmp_path / "tiny_xc.txt"
+    path.write_text("\n".join(lines) + "\n")
+    Xl, Yl = load_dataset(str(path))
+    assert sp.issparse(Yl) and (sp.csr_array(Yl) != sp.csr_array(Y)).nnz == 0
+    cfg = _grid(datasets=(str(path),), algorithms=("mlknn", "brknn"), dataset_preprocessing=())
+    run_experiment(cfg, tmp_path / "file.db")
+    run_experiment(cfg, tmp_path / "dense.db", data={str(path): (Xl.toarray() if sp.issparse(Xl) else Xl, Y)})
+    got, _ = _db_rows(tmp_path / "file.db")
+    want, _ = _db_rows(tmp_path / "dense.db")
+    assert set(got) == set(want) and len(got) > 0
+    for key, r in want.items():
+        assert got[key]["value"] == pytest.approx(r["value"], rel=1e-9, nan_ok=True), key
