@@ -39,7 +39,7 @@ def tiny():
 
 
 def _cfg(**kw):
-    base = dict(datasets=("tiny",), algorithms=("mlknn", "brknn"), k=(3, 5), protocol=ProtocolConfig("5x2", seed=0))
+    base = {"datasets": ("tiny",), "algorithms": ("mlknn", "brknn"), "k": (3, 5), "protocol": ProtocolConfig("5x2", seed=0)}
     base.update(kw)
     return ExperimentConfig(**base)
 
@@ -325,7 +325,7 @@ def _cli(db, extra_env=None):
     # inherit that; restore the default so that Python turns SIGINT into KeyboardInterrupt.
     return subprocess.Popen([sys.executable, "-m", "mlknn", "run", *GRID, "--db", str(db)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509  # fmt: skip
 
 
 def _rows(db):

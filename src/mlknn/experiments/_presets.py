@@ -172,17 +172,17 @@ class Preset:
                 else:
                     # No published sd (seed 002): our sd, but at least half a unit of
                     # the published rounding (2 decimals below 10, 1 below 100, 0 above).
-                    sd = max(std if std == std else 0.0, _half_unit(pub["mean"]))
+                    sd = max(0.0 if math.isnan(std) else std, _half_unit(pub["mean"]))
                     source = "ours"
                 diff = mean - pub["mean"]
-                z = diff / sd if sd == sd and sd > 0 else math.nan
+                z = diff / sd if not math.isnan(sd) and sd > 0 else math.nan
                 out.append({
                     "table": pub["table"], "dataset": pub["dataset"], "metric": pub["metric"],
                     "paper_algorithm": pub["algorithm"], "ours": _reading(c),
                     "paper_mean": pub["mean"], "paper_std": pub["std"],
                     "our_mean": mean, "our_std": std, "n_folds": int(vals.size),
                     "diff": diff, "z": z, "sd_source": source,
-                    "within_2sd": bool(abs(z) <= 2) if z == z else None,
+                    "within_2sd": None if math.isnan(z) else bool(abs(z) <= 2),
                 })  # fmt: skip
         return out
 
@@ -264,12 +264,12 @@ PRESETS = {
         ),
         default_tables=("Table 3",),
         notes=(
-            "Rare labels (< 20 instances) are removed on the whole dataset and instances left without a label "
-            "dropped, as Table 1 shows (enron 35 labels, corel5k 153 labels and 4985 instances).",
-            "Chi-square selection to Table 1's feature counts: bibtex 184, llog 100; the other text sets keep "
-            "all features in Table 1.",
-            "Min-max scaling on the training part (the paper does not say; MULAN/Weka normalise attributes in "
-            "their Euclidean distance by default, and unscaled emotions is ~20 sd away). Override with --scaling.",
+            ("Rare labels (< 20 instances) are removed on the whole dataset and instances left without a label "
+             "dropped, as Table 1 shows (enron 35 labels, corel5k 153 labels and 4985 instances)."),
+            ("Chi-square selection to Table 1's feature counts: bibtex 184, llog 100; the other text sets keep "
+             "all features in Table 1."),
+            ("Min-max scaling on the training part (the paper does not say; MULAN/Weka normalise attributes in "
+             "their Euclidean distance by default, and unscaled emotions is ~20 sd away). Override with --scaling."),
             "The paper's LLOG (1429 x 100, LCard 16.28) and tmc2007-500 (LDiv 1172) are other versions of the files here.",
         ),
     ),
@@ -283,7 +283,7 @@ PRESETS = {
         quick_repeats=1,
         k=10,
         metrics=("accuracy", "precision", "recall", "f1", "hamming_loss", "one_error", "coverage",
-                 "ranking_loss", "average_precision"),  # fmt: skip
+                 "ranking_loss", "average_precision"),
         preprocessing=_p(scaling="minmax"),
         dataset_preprocessing=(
             ("medical", _p(scaling="minmax", feature_selection=0.2)),
@@ -324,12 +324,12 @@ PRESETS = {
         ),
         default_tables=("Table 6", "Table 7", "Table 8", "Table 9", "Table 10"),
         notes=(
-            "The paper gives neither k nor the radius, nor standard deviations: k = 10, BML-kNN with "
-            "radius='auto' (median leave-one-out distance to the k-th neighbour; radius=inf would be ML-kNN "
-            "itself), NC with its default radius; z is in units of OUR standard deviation.",
+            ("The paper gives neither k nor the radius, nor standard deviations: k = 10, BML-kNN with "
+             "radius='auto' (median leave-one-out distance to the k-th neighbour; radius=inf would be ML-kNN "
+             "itself), NC with its default radius; z is in units of OUR standard deviation."),
             "Published values have two decimals; Table 9 cannot be entirely right (see the JSON note).",
-            "No scaling: with raw features ML-kNN on emotions matches the paper (4 of 5 cells), with min-max "
-            "scaling it is far better than the paper's (0 of 5). Override with --scaling.",
+            ("No scaling: with raw features ML-kNN on emotions matches the paper (4 of 5 cells), with min-max "
+             "scaling it is far better than the paper's (0 of 5). Override with --scaling."),
         ),
     ),
 }
@@ -369,7 +369,7 @@ def write_comparison(rows, out_dir):
 
 def _cell(v):
     if isinstance(v, float):
-        return "-" if v != v else f"{v:.3f}"
+        return "-" if math.isnan(v) else f"{v:.3f}"
     if v is None:
         return "-"
     return str(v)

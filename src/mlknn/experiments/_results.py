@@ -99,7 +99,7 @@ def _version():
         from .. import __version__
 
         return __version__
-    except Exception:  # pragma: no cover
+    except ImportError:  # pragma: no cover
         return "unknown"
 
 
@@ -232,7 +232,7 @@ class ResultsDB:
         """
         if not rows and not warnings:
             return 0
-        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         version = _version()
         values = []
         for r in rows:

@@ -158,7 +158,7 @@ class MultiLabelChi2Selector:
     def _n_keep(self, d):
         k = self.n_features
         if isinstance(k, bool) or not isinstance(k, (Integral, Real)):
-            raise ValueError(
+            raise ValueError(  # noqa: TRY004  (a parameter error, ValueError like the others here)
                 "The 'feature_selection' parameter must be a float in (0, 1] (fraction) or an "
                 f"int >= 1 (number of features). Got {k!r} instead."
             )
@@ -295,7 +295,7 @@ class FoldPreprocessor:
         self.scaler_ = FeatureScaler(self.scaling).fit(Xk)
         self.label_support_ = self.labels_.support_
         self.feature_support_ = self.selector_.support_ if self.selector_ is not None else np.arange(X.shape[1])
-        self.info_ = {"n_features": int(len(self.feature_support_)), "n_labels": int(len(self.label_support_))}
+        self.info_ = {"n_features": len(self.feature_support_), "n_labels": len(self.label_support_)}
         return self
 
     def transform(self, X, Y=None):

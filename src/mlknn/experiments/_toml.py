@@ -1,0 +1,115 @@
+"""Experiment files: TOML -> :class:`~mlknn.experiments.ExperimentConfig`."""
+
+from dataclasses import replace
+
+from ._config import ExperimentConfig, PreprocessingConfig, ProtocolConfig
+
+
+def _as_tuple(value, what):
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    raise ValueError(f"The {what!r} entry of the config file must be a list or a comma-separated string. Got {value!r}.")
+
+
+def _prep_from_dict(d, base=None, where="preprocessing"):
+    allowed = {"scaling", "feature_selection", "min_label_count", "label_scope"}
+    unknown = set(d) - allowed - {"datasets"}
+    if unknown:
+        raise ValueError(
+            f"Unknown key(s) {sorted(unknown)} in [{where}] of the config file; allowed: {sorted(allowed)}."
+        )
+    base = base or PreprocessingConfig()
+    kw = {k: d[k] for k in allowed if k in d}
+    if kw.get("feature_selection") in ("none", "None", 0):
+        kw["feature_selection"] = None
+    return replace(base, **kw)
+
+
+def config_from_dict(d):
+    """Build an :class:`ExperimentConfig` from a parsed TOML document.
+
+    Layout::
+
+        datasets = ["emotions", "yeast"]
+        algorithms = ["mlknn", "dmlknn"]
+        k = [10, 20]
+        neighbors = "brute"          # optional
+        metric = "euclidean"         # optional
+        at_k = [1, 3, 5]             # optional: precision@k, nDCG@k, ... too
+
+        [protocol]
+        name = "5x2"                 # kfold | 5x2 | holdout
+        seed = 0
+        stratify = false
+        # n_splits, n_repeats, test_size
+
+        [preprocessing]
+        scaling = "minmax"           # none | minmax | zscore
+        feature_selection = 0.2      # fraction, count, or omit
+        min_label_count = 0
+        label_scope = "train"        # train | dataset
+
+        [preprocessing.datasets.enron]
+        feature_selection = 0.2
+
+        [params]                     # grid axes for every algorithm that has them
+        smoothing = [1.0]
+        [params.mlhiknn]             # only for one algorithm
+        beta = [2, 3]
+    """
+    allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric", "at_k"}
+    unknown = set(d) - allowed
+    if unknown:
+        raise ValueError(f"Unknown key(s) {sorted(unknown)} in the config file; allowed: {sorted(allowed)}.")
+    proto = d.get("protocol", {})
+    if isinstance(proto, str):
+        proto = {"name": proto}
+    p_allowed = {"name", "n_splits", "n_repeats", "test_size", "stratify", "seed"}
+    if set(proto) - p_allowed:
+        raise ValueError(f"Unknown key(s) {sorted(set(proto) - p_allowed)} in [protocol]; allowed: {sorted(p_allowed)}.")
+    protocol = ProtocolConfig(**proto)
+    prep_d = d.get("preprocessing", {})
+    prep = _prep_from_dict(prep_d)
+    per_ds = tuple(
+        (name, _prep_from_dict(sub, prep, f"preprocessing.datasets.{name}"))
+        for name, sub in prep_d.get("datasets", {}).items()
+    )
+    params = []
+    for key, value in d.get("params", {}).items():
+        if isinstance(value, dict):
+            for pname, vals in value.items():
+                params.append((key.lower(), pname, tuple(vals) if isinstance(vals, list) else (vals,)))
+        else:
+            params.append(("*", key, tuple(value) if isinstance(value, list) else (value,)))
+    k = d.get("k", ())
+    k = tuple(k) if isinstance(k, (list, tuple)) else (k,)
+    at_k = d.get("at_k", ())
+    at_k = tuple(at_k) if isinstance(at_k, (list, tuple)) else (at_k,)
+    return ExperimentConfig(
+        datasets=_as_tuple(d.get("datasets"), "datasets"),
+        algorithms=_as_tuple(d.get("algorithms"), "algorithms"),
+        k=k,
+        params=tuple(params),
+        protocol=protocol,
+        preprocessing=prep,
+        dataset_preprocessing=per_ds,
+        neighbors=d.get("neighbors", "brute"),
+        metric=d.get("metric", "euclidean"),
+        at_k=at_k,
+    )
+
+
+def load_config(path):
+    """Read a TOML experiment file (see :func:`config_from_dict`)."""
+    import tomllib
+
+    with open(path, "rb") as fh:
+        try:
+            doc = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"The config file {str(path)!r} is not valid TOML: {exc}") from exc
+    return doc
