@@ -30,7 +30,7 @@ def _count(db):
 def test_no_arguments_runs_the_default_single_run(capsys):
     code, out = _run([], capsys)
     assert code == 0
-    assert "MLkNN(n_neighbors=10) on simulated-2d" in out and "hamming_loss" in out and "macro_auc" in out
+    assert "MLkNN(n_neighbors=10" in out and "simulated-2d" in out and "hamming_loss" in out and "macro_auc" in out
 
 
 def test_run_without_datasets_is_the_single_run(capsys):
@@ -139,3 +139,97 @@ def test_grid_on_benchmark_data_then_report(tmp_path, capsys, data_dir, monkeypa
     for caption in ("Critical-difference diagram", "metric versus k", "metric versus radius",
                     "k-occurrence distribution of emotions", "Label co-occurrence P(q | r) of yeast"):  # fmt: skip
         assert caption in html
+
+
+# ----------------------------------------------------------------- issue 14
+def test_version(capsys):
+    from mlknn import __version__
+
+    code, out = _run(["--version"], capsys)
+    assert code == 0 and out.strip() == f"mlknn {__version__}"
+
+
+def test_help_keeps_bracketed_text(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out = _run(["run", "--help"], capsys)
+    assert code == 0 and "Needs mlknn[dask]." in out
+
+
+def test_one_error_form(capsys, tmp_path):
+    # ours (a library error) and click's (a usage error) both start with "Error:".
+    code, out = _run(["report", str(tmp_path / "missing.db")], capsys)
+    assert code == 1 and out.startswith("Error: FileNotFoundError:")
+    code, out = _run(["run", "--no-such-option"], capsys)
+    assert code == 2 and "Error:" in out and "error:" not in out
+
+
+def test_warnings_print_as_one_line_without_library_paths(capsys, tmp_path):
+    import warnings
+
+    from mlknn.cli import _main
+
+    def boom():
+        warnings.warn("first line\nsecond line", UserWarning)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _main._show_warning
+        boom()
+    err = capsys.readouterr().err
+    assert err.strip() == "Warning: UserWarning: first line second line"
+    assert ".py:" not in err
+
+
+def test_single_run_takes_the_preprocessing_options(capsys, data_dir, monkeypatch):
+    monkeypatch.setenv("MLKNN_DATA", str(data_dir))
+    monkeypatch.setenv("COLUMNS", "250")
+    code, raw = _run(["run", "--data", "emotions", "--k", "10"], capsys)
+    assert code == 0 and "raw features" in raw
+    assert "FeatureScaleWarning" in raw and "--scaling minmax" in raw  # emotions' ranges differ by ~1e4
+    code, out = _run(["run", "--data", "emotions", "--scaling", "minmax", "--feature-selection", "0.5",
+                      "--neighbors", "brute", "--param", "smoothing=0.5"], capsys)  # fmt: skip
+    assert code == 0, out
+    assert "minmax, chi2 0.5 (fitted on the training part)" in out and "smoothing=0.5" in out
+    assert "train 391 x 36" in out and "FeatureScaleWarning" not in out
+
+
+def test_single_run_with_a_fixed_split_by_paths(capsys, data_dir, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    train = data_dir / "emotions" / "emotions-train.arff"
+    test = data_dir / "emotions" / "emotions-test.arff"
+    code, out = _run(["run", "--data", str(train), "--test", str(test), "--scaling", "minmax"], capsys)
+    assert code == 0, out
+    flat = " ".join(out.split())  # the table title wraps at the table's width
+    assert "emotions-train + emotions-test (train/test files)" in flat and "train 391 x 72, test 202" in out
+    code, out = _run(["run", "--test", str(test)], capsys)
+    assert code == 1 and "'--test' option needs '--data'" in out
+
+
+def test_single_run_refuses_grid_options_only(capsys):
+    code, out = _run(["run", "--protocol", "5x2"], capsys)
+    assert code == 1 and "--protocol need DATASET arguments" in out
+    code, out = _run(["run", "--param", "nope=1"], capsys)
+    assert code == 1 and "'--param' option of a single run" in out
+
+
+def test_export_writes_csv_to_stdout(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    code, _ = _run(["run", "simulated2d", "--algorithms", "mlknn", "--k", "3", "--protocol", "holdout",
+                    "--repeats", "1", "--db", str(db)], capsys)  # fmt: skip
+    assert code == 0
+    code, out = _run(["export", str(db)], capsys)
+    assert code == 0
+    rows = list(csv.DictReader(out.splitlines()))
+    assert len(rows) == len(METRIC_NAMES) and {r["algorithm"] for r in rows} == {"mlknn"}
+
+
+def test_grid_log_lines_carry_no_source_location(capsys):
+    from rich.console import Console
+
+    from mlknn.cli._run import RichProgress
+
+    console = Console(width=200, force_terminal=False)
+    with RichProgress(console, "grid") as progress:
+        progress.start(1, 0)
+        progress.message("fold 1 of 1 done")
+    out = capsys.readouterr().out
+    assert "fold 1 of 1 done" in out and "_run.py" not in out

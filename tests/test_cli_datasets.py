@@ -51,3 +51,13 @@ def test_unknown_dataset_is_one_line_and_nonzero(data_dir, capsys):
     assert code == 1
     assert "unknown dataset 'no-such-set'" in err
     assert "Traceback" not in err
+
+
+def test_list_is_readable_at_80_columns(data_dir, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(["datasets", "list"], capsys)
+    assert code == 0
+    assert "…" not in out  # no name cut
+    assert max(len(line.rstrip()) for line in out.splitlines()) <= 80
+    for name in manifest(data_dir):
+        assert any(line.split() and line.split()[0] == name for line in out.splitlines())

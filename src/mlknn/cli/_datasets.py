@@ -5,7 +5,7 @@ from rich.console import Console
 
 from ._format import format_records_table
 
-app = typer.Typer(help="Benchmark datasets found in $MLKNN_DATA.", no_args_is_help=True)
+app = typer.Typer(help="Benchmark datasets found in $MLKNN_DATA.", no_args_is_help=True, rich_markup_mode=None)
 
 _COLUMNS = ["name", "n", "d", "q", "lcard", "ldens", "ldiv", "pldiv", "sparse"]
 
@@ -16,7 +16,8 @@ def list_command():
     from ..datasets import list_datasets
 
     rows = list_datasets()
-    Console().print(format_records_table(rows, ["name", "format"] + [c for c in _COLUMNS[1:] if c != "pldiv"], title="datasets"))
+    Console().print(format_records_table(rows, ["name", "format"] + [c for c in _COLUMNS[1:] if c != "pldiv"],
+                                         title="datasets", digits=3, compact=True))
 
 
 @app.command("info")
@@ -26,7 +27,7 @@ def info_command(name: str = typer.Argument(..., help="Dataset name (MANIFEST) o
 
     data = load(name)
     stats = dataset_stats(data.Y, data.X)
-    stats = {"name": data.name, **stats, "sparse": "yes" if hasattr(data.X, "tocsr") else "no"}
+    stats = {"name": data.name, **stats, "sparse": hasattr(data.X, "tocsr")}
     Console().print(format_records_table([stats], _COLUMNS, title=f"{data.name}"))
 
 

@@ -9,16 +9,28 @@ from rich.table import Table
 
 def export_command(
     db: Path = typer.Argument(..., help="Results database (SQLite) written by `mlknn run ... --db`."),
-    csv: Path = typer.Option(..., "--csv", help="CSV file to write (one row per cell x metric)."),
+    csv: str = typer.Option("-", "--csv", help="CSV file to write (one row per cell x metric); - (the default) writes to standard output."),
 ):
-    """Export every result row of a database to CSV."""
+    """Export every result row of a database to CSV (a file, or standard output)."""
+    import sys
+    import tempfile
+
     from ..experiments import ResultsDB
 
     if not db.exists():
         raise FileNotFoundError(f"The results database {str(db)!r} does not exist.")
     with ResultsDB(db) as rdb:
-        n = rdb.to_csv(csv)
-    Console().print(f"{n} rows -> {csv}")
+        if csv != "-":
+            n = rdb.to_csv(csv)
+            Console(stderr=True).print(f"{n} rows -> {csv}", markup=False, highlight=False)
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "results.csv"
+            n = rdb.to_csv(path)
+            with open(path, encoding="utf-8", newline="") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), ""):
+                    sys.stdout.write(chunk)
+    sys.stdout.flush()
 
 
 def report_command(

@@ -27,11 +27,27 @@ def format_metrics_table(metrics, title="metrics", greater_is_better=None):
     return table
 
 
-def format_records_table(records, columns, title=None):
-    """A table from a list of dicts, one row each, in the order of ``columns``."""
-    table = Table(title=title)
+def _cell(value, digits):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return format_number(value, digits)
+    return str(value)
+
+
+def format_records_table(records, columns, title=None, digits=4, compact=False):
+    """A table from a list of dicts, one row each, in the order of ``columns``.
+
+    ``compact``: no box and one space of padding (names are never cut), so that
+    the dataset list reads at 80 columns.
+    """
+    from rich import box
+
+    style = dict(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1)) if compact else {}
+    table = Table(title=title, **style)
     for col in columns:
-        table.add_column(col, justify="left" if col in ("name", "format", "dataset") else "right")
+        left = col in ("name", "format", "dataset")
+        table.add_column(col, justify="left" if left else "right", no_wrap=left, overflow="fold")
     for rec in records:
-        table.add_row(*(format_number(rec.get(c)) if isinstance(rec.get(c), float) else str(rec.get(c, "")) for c in columns))
+        table.add_row(*(_cell(rec.get(c, ""), digits) for c in columns))
     return table

@@ -1,11 +1,15 @@
 """Entry point of the ``mlknn`` command.
 
-Library errors are caught here, at the edge, and printed as one line with a
-non-zero exit; ``MLKNN_DEBUG=1`` shows the full traceback instead.
+Library errors are caught here, at the edge, and printed as one line
+(``Error: ...``, the form click uses for usage errors) with a non-zero exit;
+``MLKNN_DEBUG=1`` shows the full traceback instead. Python warnings raised while
+a command runs print as one line each (``Warning: Category: message``), without
+the library's file and line.
 """
 
 import os
 import sys
+import warnings
 
 try:
     import typer
@@ -22,6 +26,8 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
+    # Help texts are plain text: rich markup would eat "[dask]" in "mlknn[dask]".
+    rich_markup_mode=None,
 )
 app.command("run")(_run.run_command)
 app.add_typer(_datasets.app, name="datasets")
@@ -44,15 +50,43 @@ def _register_optional_commands():
 _register_optional_commands()
 
 
+def _version(value: bool):
+    if value:
+        from .. import __version__
+
+        print(f"mlknn {__version__}")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=True)
-def _root(ctx: typer.Context):
+def _root(
+    ctx: typer.Context,
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+):
     """Multi-label kNN classification. Without a command, runs `mlknn run`."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(_run.run_command, data=None, algorithm="mlknn", k=10, seed=0)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """One line per warning, without the library's file:line (``warnings.showwarning``)."""
+    text = " ".join(str(message).split())
+    Console(stderr=True).print(f"Warning: {category.__name__}: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
+def error_line(exc):
+    """The one line printed for an error that reaches the edge of the program."""
+    return f"Error: {type(exc).__name__}: {exc}"
+
+
 def main(argv=None):
     """Run the CLI; turn library errors into one clear line and exit code 1."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        _main(argv)
+
+
+def _main(argv):
     try:
         rv = app(args=argv, standalone_mode=False)
         # With standalone_mode=False typer *returns* the code of a typer.Exit, and
@@ -78,7 +112,7 @@ def main(argv=None):
             raise SystemExit(1)
         if os.environ.get("MLKNN_DEBUG"):
             raise
-        Console(stderr=True).print(f"error: {type(exc).__name__}: {exc}", markup=False, highlight=False, soft_wrap=True)
+        Console(stderr=True).print(error_line(exc), markup=False, highlight=False, soft_wrap=True)
         raise SystemExit(1)
 
 

@@ -19,12 +19,26 @@ from rich.console import Console
 from ._format import format_metrics_table
 
 
-def load_split(data_name, random_state=0):
+def _load_fixed_split(train_path, test_path):
+    """Two files given by path: the train and test parts of one dataset (same attributes)."""
+    from ..datasets import load
+
+    train, test = load(train_path), load(test_path)
+    if train.feature_names != test.feature_names or train.label_names != test.label_names:
+        raise ValueError(
+            f"The '--test' file {str(test_path)!r} does not have the attributes of the '--data' file "
+            f"{str(train_path)!r} ({len(test.feature_names)} features / {len(test.label_names)} labels "
+            f"against {len(train.feature_names)} / {len(train.label_names)}, or other names)."
+        )
+    return train.X, test.X, train.Y, test.Y, f"{train.name} + {test.name} (train/test files)"
+
+
+def load_split(data_name, random_state=0, test=None):
     """Train/test data for a CLI run.
 
     No name: the simulated 2-D dataset of seed 000 (no files needed), split 50/50.
-    A name or path: the source's fixed train/test split when it has one, else a
-    seeded 50/50 split.
+    A name or path with ``test``: that file as the test part. A name or path alone:
+    the source's fixed train/test split when it has one, else a seeded 50/50 split.
 
     Returns
     -------
@@ -34,20 +48,24 @@ def load_split(data_name, random_state=0):
 
     from ..datasets import load, make_simulated_2d
 
+    if test is not None:
+        if data_name is None:
+            raise ValueError("The '--test' option needs '--data' (the training file).")
+        return _load_fixed_split(data_name, test)
     if data_name is None:
         data = make_simulated_2d(random_state=random_state)
         parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
         return (*parts, f"{data.name} (built-in, seeded 50/50 split)")
     try:
         train = load(data_name, split="train")
-        test = load(data_name, split="test")
-        return train.X, test.X, train.Y, test.Y, f"{train.name} (fixed train/test split)"
+        test_part = load(data_name, split="test")
+        return train.X, test_part.X, train.Y, test_part.Y, f"{train.name} (fixed train/test split)"
     except ValueError as exc:
         if "split" not in str(exc):
             raise
     data = load(data_name)
     parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
-    return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state})")
+    return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state}; --test FILE for a fixed one)")
 
 
 def _clean(value):
@@ -85,20 +103,59 @@ def _parse_ks(text):
     return out
 
 
-def single_run(data, algorithm, k, seed, console=None):
-    """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
-    from .._registry import KNN_ESTIMATORS, get_estimator_class
-    from ..metrics import GREATER_IS_BETTER, evaluate
+def _single_params(cls, algorithm, k, seed, neighbors, param):
+    """Constructor parameters of a single run: k, seed, backend and ``--param name=value``."""
+    from .._registry import KNN_ESTIMATORS
+    from ..experiments._config import parse_value
 
-    console = console or Console()
-    X_train, X_test, Y_train, Y_test, description = load_split(data, seed)
-    cls = get_estimator_class(algorithm)
-    params = {}
     defaults = cls().get_params()
+    params = {}
     if algorithm.lower() in KNN_ESTIMATORS or "n_neighbors" in defaults:
         params["n_neighbors"] = k
     if "random_state" in defaults:
         params["random_state"] = seed
+    if neighbors is not None:
+        if "neighbors" not in defaults:
+            raise ValueError(f"The '--neighbors' option needs a kNN algorithm; {algorithm!r} searches no neighbours.")
+        params["neighbors"] = neighbors
+    for item in param or ():
+        name, sep, value = str(item).partition("=")
+        name = name.strip().split(".")[-1]
+        if not sep or name not in defaults or "," in value:
+            raise ValueError(
+                f"The '--param' option of a single run must be name=value with a parameter of {cls.__name__} "
+                f"({', '.join(sorted(defaults))}). Got {item!r} instead."
+            )
+        params[name] = parse_value(value.strip())
+    return params
+
+
+def _preprocess(X_train, X_test, Y_train, scaling, feature_selection):
+    """Scaling / chi-square selection fitted on the training part (as the grid does per fold)."""
+    from ..experiments._config import parse_value
+    from ..preprocessing import FoldPreprocessor
+
+    fs = parse_value(feature_selection) if isinstance(feature_selection, str) else feature_selection
+    fs = None if fs in (None, 0, "none") else fs
+    scaling = scaling or "none"
+    if scaling == "none" and fs is None:
+        return X_train, X_test, "raw features"
+    pre = FoldPreprocessor(scaling, fs, 0).fit(X_train, Y_train)
+    what = ", ".join(p for p in (scaling if scaling != "none" else "", f"chi2 {fs}" if fs is not None else "") if p)
+    return pre.transform(X_train), pre.transform(X_test), what + " (fitted on the training part)"
+
+
+def single_run(data, algorithm, k, seed, console=None, *, test=None, scaling=None, feature_selection=None,
+               neighbors=None, param=()):  # fmt: skip
+    """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
+    from .._registry import get_estimator_class
+    from ..metrics import GREATER_IS_BETTER, evaluate
+
+    console = console or Console()
+    X_train, X_test, Y_train, Y_test, description = load_split(data, seed, test=test)
+    X_train, X_test, prep = _preprocess(X_train, X_test, Y_train, scaling, feature_selection)
+    cls = get_estimator_class(algorithm)
+    params = _single_params(cls, algorithm, k, seed, neighbors, param)
     estimator = cls(**params)
     start = time.perf_counter()
     estimator.fit(X_train, Y_train)
@@ -113,8 +170,9 @@ def single_run(data, algorithm, k, seed, console=None):
     console.print(format_metrics_table(metrics, title=title, greater_is_better=GREATER_IS_BETTER))
     console.print(
         f"train {X_train.shape[0]} x {X_train.shape[1]}, test {X_test.shape[0]}, "
-        f"{Y_train.shape[1]} labels; fit {fit_s:.2f} s, predict {predict_s:.2f} s"
-    )
+        f"{Y_train.shape[1]} labels; {prep}; fit {fit_s:.2f} s, predict {predict_s:.2f} s",
+        markup=False, highlight=False, soft_wrap=True,
+    )  # fmt: skip
     return metrics
 
 
@@ -163,72 +221,44 @@ class RichProgress:
         self.progress.advance(self.task, n)
 
     def message(self, text):
-        self.progress.console.log(text)
+        # print, not log: log lines carry the caller's file:line (_run.py:166).
+        self.progress.console.print(text, markup=False, highlight=False)
 
 
 def build_config(datasets, *, config=None, algorithms=None, protocol=None, folds=None, repeats=None, test_size=None,
                  stratify=None, seed=None, k=None, params=(), scaling=None, feature_selection=None,
                  min_label_count=None, label_scope=None, neighbors=None):  # fmt: skip
     """An :class:`~mlknn.experiments.ExperimentConfig` from a TOML file and/or options
-    (options override the file)."""
-    from dataclasses import replace
-
-    from ..experiments import ExperimentConfig, PreprocessingConfig, ProtocolConfig, parse_param_option
-    from ..experiments._config import config_from_dict, load_config, parse_value
+    (options override the file, through :meth:`ExperimentConfig.with_overrides`)."""
+    from ..experiments import ExperimentConfig
+    from ..experiments._config import config_from_dict, load_config
 
     base = config_from_dict(load_config(config)) if config else None
     ds = tuple(datasets) or (base.datasets if base else ())
     if not ds:
         raise ValueError("No dataset: give DATASET arguments or 'datasets' in the --config file.")
-    algs = tuple(_split_list(algorithms, "algorithms")) or (base.algorithms if base else ("mlknn",))
-    ks = tuple(_parse_ks(k)) if k else (base.k if base else (10,))
-    proto = base.protocol if base else ProtocolConfig()
-    pchanges = {}
-    if protocol is not None:
-        pchanges.update(name=protocol, n_splits=None, n_repeats=None, test_size=None)
-    if folds is not None:
-        pchanges["n_splits"] = folds
-    if repeats is not None:
-        pchanges["n_repeats"] = repeats
-    if test_size is not None:
-        pchanges["test_size"] = test_size
-    if stratify is not None:
-        pchanges["stratify"] = stratify
-    if seed is not None:
-        pchanges["seed"] = seed
-    proto = replace(proto, **pchanges)
-    proto.splitter()  # validate now (errors name the option)
-    prep = base.preprocessing if base else PreprocessingConfig()
-    changes = {}
-    if scaling is not None:
-        changes["scaling"] = scaling
-    if feature_selection is not None:
-        fs = parse_value(feature_selection)
-        changes["feature_selection"] = None if fs in (None, 0, "none") else fs
-    if min_label_count is not None:
-        changes["min_label_count"] = min_label_count
-    if label_scope is not None:
-        changes["label_scope"] = label_scope
-    prep = replace(prep, **changes)
-    per_ds = tuple((d, replace(p, **changes)) for d, p in base.dataset_preprocessing) if base else ()
-    grid = tuple(base.params) if base else ()
-    grid += tuple(parse_param_option(p) for p in params or ())
-    return ExperimentConfig(
-        datasets=ds,
-        algorithms=algs,
-        k=ks,
-        params=grid,
-        protocol=proto,
-        preprocessing=prep,
-        dataset_preprocessing=per_ds,
-        neighbors=neighbors or (base.neighbors if base else "brute"),
-        metric=base.metric if base else "euclidean",
-    )
+    if base is None:
+        base = ExperimentConfig(datasets=ds, algorithms=("mlknn",), k=(10,))
+    options = {
+        "datasets": ds, "algorithms": tuple(_split_list(algorithms, "algorithms")) or None,
+        "k": tuple(_parse_ks(k)) if k else None, "protocol": protocol, "n_splits": folds,
+        "n_repeats": repeats, "test_size": test_size, "stratify": stratify, "seed": seed,
+        "scaling": scaling, "feature_selection": feature_selection, "min_label_count": min_label_count,
+        "label_scope": label_scope, "neighbors": neighbors, "add_params": tuple(params or ()) or None,
+    }  # fmt: skip
+    # An option left out (None) keeps the file's value.
+    return base.with_overrides(**{name: v for name, v in options.items() if v is not None})
+
+
+#: Options of the grid only (a single run has no protocol, database or workers).
+_GRID_ONLY = ("algorithms", "protocol", "folds", "repeats", "test_size", "stratify", "min_label_count",
+              "label_scope", "db", "scheduler", "dask_workers")  # fmt: skip
 
 
 def run_command(
     datasets: list[str] = typer.Argument(None, help="Datasets ($MLKNN_DATA names or .arff paths) for an experiment grid; needs --db. Without any: one quick run."),
     data: str = typer.Option(None, "--data", help="Single run: dataset name or .arff path; default the built-in simulated 2-D data."),
+    test: str = typer.Option(None, "--test", help="Single run: the test file of a fixed split (--data X-train.arff --test X-test.arff)."),
     algorithm: str = typer.Option(None, "--algorithm", "-a", help="Single run: the algorithm (registry name); default mlknn."),
     algorithms: str = typer.Option(None, "--algorithms", help="Grid: comma-separated registry names (e.g. mlknn,dmlknn,mlknn:skml)."),
     k: str = typer.Option(None, "--k", help="Neighbours: one int for a single run, a comma-separated list for a grid (default 10)."),
@@ -238,15 +268,15 @@ def run_command(
     repeats: int = typer.Option(None, "--repeats", help="Grid: repetitions."),
     test_size: float = typer.Option(None, "--test-size", help="Grid: test fraction of the hold-out protocol."),
     stratify: bool = typer.Option(None, "--stratify/--no-stratify", help="Grid: iterative multi-label stratification."),
-    scaling: str = typer.Option(None, "--scaling", help="Grid: none, minmax or zscore (fitted on each training part)."),
-    feature_selection: str = typer.Option(None, "--feature-selection", help="Grid: chi-square selection, a fraction (0.2) or a count (184)."),
+    scaling: str = typer.Option(None, "--scaling", help="none, minmax or zscore, fitted on each training part (the README's numbers use minmax)."),
+    feature_selection: str = typer.Option(None, "--feature-selection", help="Chi-square selection fitted on the training part: a fraction (0.2) or a count (184)."),
     min_label_count: int = typer.Option(None, "--min-label-count", help="Grid: drop labels with fewer positive instances."),
     label_scope: str = typer.Option(None, "--label-scope", help="Grid: count labels on each training part (train) or on the whole dataset (dataset)."),
-    param: list[str] = typer.Option(None, "--param", help="Grid axis: name=v1,v2 (every algorithm with that parameter) or algorithm.name=v1,v2. Repeatable."),
+    param: list[str] = typer.Option(None, "--param", help="Grid axis: name=v1,v2 (every algorithm with that parameter) or algorithm.name=v1,v2; single run: name=value. Repeatable."),
     config: Path = typer.Option(None, "--config", help="Grid: a TOML experiment file (options override it)."),
     db: Path = typer.Option(None, "--db", help="Grid: the SQLite results database (created if missing; reruns complete it)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Grid: fold tasks in parallel (joblib)."),
-    neighbors: str = typer.Option(None, "--neighbors", help="Grid: neighbour backend of the shared search (default brute)."),
+    neighbors: str = typer.Option(None, "--neighbors", help="Neighbour backend (of the grid's shared search; default brute)."),
     scheduler: str = typer.Option(None, "--scheduler", help="Grid: run the fold tasks on the Dask cluster of this scheduler (tcp://HOST:8786); this process still writes the database. Needs mlknn[dask]."),
     dask_workers: int = typer.Option(None, "--dask-workers", help="Grid: run the fold tasks on a local Dask cluster of N worker processes. Needs mlknn[dask]."),
 ):
@@ -255,21 +285,10 @@ def run_command(
     console = Console()
     ds = list(loc["datasets"] or [])
     if not ds and not loc["config"]:
-        grid_only = [n for n in ("algorithms", "protocol", "folds", "repeats", "test_size", "scaling",
-                                 "feature_selection", "min_label_count", "label_scope", "param", "db", "neighbors",
-                                 "scheduler", "dask_workers")
-                     if loc[n] not in (None, [], ())]  # fmt: skip
-        if grid_only:
-            raise ValueError(
-                f"The option(s) {', '.join('--' + n.replace('_', '-') for n in grid_only)} need DATASET arguments "
-                "(or --config): `mlknn run emotions yeast --algorithms mlknn,dmlknn --db r.db`."
-            )
-        ks = _parse_ks(loc["k"]) if loc["k"] is not None else [10]
-        if len(ks) != 1:
-            raise ValueError(f"The '--k' option of a single run must be one int. Got {loc['k']!r} instead.")
-        return single_run(loc["data"], loc["algorithm"] or "mlknn", ks[0], loc["seed"] or 0, console)
-    if loc["data"] is not None:
-        raise ValueError("The '--data' option is for a single run; for a grid give the datasets as arguments.")
+        return _single_from_options(loc, console)
+    for name in ("data", "test"):
+        if loc[name] is not None:
+            raise ValueError(f"The '--{name}' option is for a single run; for a grid give the datasets as arguments.")
     if loc["db"] is None:
         raise ValueError(
             "The '--db' option is required for an experiment grid (the results database file); for a single "
@@ -285,6 +304,24 @@ def run_command(
         min_label_count=loc["min_label_count"], label_scope=loc["label_scope"], neighbors=loc["neighbors"],
     )  # fmt: skip
     return grid_run(cfg, loc["db"], loc["jobs"], console, scheduler=loc["scheduler"], dask_workers=loc["dask_workers"])
+
+
+def _single_from_options(loc, console):
+    """A single run from the options of ``mlknn run`` (refusing the grid-only ones)."""
+    grid_only = [n for n in _GRID_ONLY if loc[n] not in (None, [], ())]
+    if grid_only:
+        raise ValueError(
+            f"The option(s) {', '.join('--' + n.replace('_', '-') for n in grid_only)} need DATASET arguments "
+            "(or --config): `mlknn run emotions yeast --algorithms mlknn,dmlknn --db r.db`."
+        )
+    ks = _parse_ks(loc["k"]) if loc["k"] is not None else [10]
+    if len(ks) != 1:
+        raise ValueError(f"The '--k' option of a single run must be one int. Got {loc['k']!r} instead.")
+    return single_run(
+        loc["data"], loc["algorithm"] or "mlknn", ks[0], loc["seed"] or 0, console, test=loc["test"],
+        scaling=loc["scaling"], feature_selection=loc["feature_selection"], neighbors=loc["neighbors"],
+        param=loc["param"],
+    )  # fmt: skip
 
 
 def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
@@ -315,4 +352,24 @@ def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
         f"{info['total']} cells: {info['done_before']} already in {db}, {info['computed']} computed now "
         f"({info['rows_written']} rows) in {time.perf_counter() - start:.1f} s. Report: mlknn report {db}"
     )
+    _print_cell_warnings(db, console)
     return info
+
+
+def _print_cell_warnings(db, console):
+    """One line per warning category recorded with the cells (what fit/predict raised)."""
+    from ..experiments import ResultsDB
+
+    with ResultsDB(db) as rdb:
+        rows = rdb.warnings() if hasattr(rdb, "warnings") else []
+    by_cat = {}
+    for w in rows:
+        cat = by_cat.setdefault(w["category"], {"cells": set(), "datasets": set(), "message": w["message"]})
+        cat["cells"].add((w["dataset"], w["algorithm"], w["params"], w["repeat"], w["fold"]))
+        cat["datasets"].add(w["dataset"])
+    for name, cat in sorted(by_cat.items()):
+        msg = " ".join(str(cat["message"]).split())
+        msg = msg if len(msg) <= 240 else msg[:235] + " [...]"
+        ds = ", ".join(sorted(map(str, cat["datasets"]))[:5])
+        console.print(f"Warning: {name} in {len(cat['cells'])} cell(s) ({ds}): {msg}", markup=False, highlight=False,
+                      soft_wrap=True)  # fmt: skip
