@@ -231,10 +231,6 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
         return make_reduction(hubness, n_neighbors=self.n_neighbors, metric=self.metric)
 
-    def _width_for(self, n_train):
-        """Deprecated private name of :meth:`search_width` (kept while callers move)."""
-        return self.search_width(n_train)
-
     def _transform_graph(self, graph, X=None, *, fit=False):
         """Hook between the search and the algorithm, in fit and in every query.
 
