@@ -10,14 +10,9 @@ from sklearn.metrics.pairwise import polynomial_kernel
 
 from mlknn.baselines import BPMLL, CML, MLDT, MLLS, MLRBF, AdaBoostMH, RankSVM
 from mlknn.baselines._adaboost import _sorted_features, best_stump
-from mlknn.baselines._adaptation import (
-    bpmll_loss_grad,
-    cml_loss_grad,
-    huber_hinge,
-    pair_features,
-    ranking_pairs,
-    ranksvm_loss_grad,
-)
+from mlknn.baselines._bpmll import bpmll_loss_grad
+from mlknn.baselines._cml import cml_loss_grad, pair_features
+from mlknn.baselines._ranksvm import huber_hinge, ranking_pairs, ranksvm_loss_grad
 from reference_baselines import (
     loop_adaboost_mh,
     loop_best_split,
@@ -295,7 +290,7 @@ def test_cml_likelihood_matches_loop_and_gradient_is_exact():
 def test_cml_row_blocks_change_nothing(monkeypatch):
     # The (rows, label sets) potentials are built in blocks of rows so that no
     # (n, K) array is allocated; blocks of a few rows must give the same model.
-    import mlknn.baselines._adaptation as adaptation
+    import mlknn.baselines._cml as adaptation
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(60, 4))

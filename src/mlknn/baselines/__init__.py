@@ -13,22 +13,23 @@ Threshold calibration (Knowl 6): :class:`ThresholdCalibration`.
 
 Every estimator takes ``fit(X, Y)`` with Y an (n, q) 0/1 matrix; ``predict``
 returns an (n, q) 0/1 array in Y's dtype and ``predict_proba`` one (n, q) array
-of scores in [0, 1]. See docs/baselines.md.
+of scores in [0, 1]. See docs/baselines.md. One learner (or one tight family:
+chains, powerset/RAkEL) per private module.
 """
 
 from ._adaboost import AdaBoostMH
-from ._adaptation import BPMLL, CML, MLDT, MLLS, MLRBF, RankSVM
-from ._transformation import (
-    BinaryRelevance,
-    CalibratedLabelRanking,
-    ClassifierChain,
-    EnsembleClassifierChains,
-    LabelPowerset,
-    RAkEL,
-    RAkELd,
-    StackedBinaryRelevance,
-    ThresholdCalibration,
-)
+from ._binary_relevance import BinaryRelevance
+from ._bpmll import BPMLL
+from ._chains import ClassifierChain, EnsembleClassifierChains
+from ._clr import CalibratedLabelRanking
+from ._cml import CML
+from ._mldt import MLDT
+from ._mlls import MLLS
+from ._mlrbf import MLRBF
+from ._powerset import LabelPowerset, RAkEL, RAkELd
+from ._ranksvm import RankSVM
+from ._stacking import StackedBinaryRelevance
+from ._threshold_calibration import ThresholdCalibration
 
 __all__ = [
     "AdaBoostMH",

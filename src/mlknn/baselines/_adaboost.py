@@ -28,8 +28,8 @@ a block of features at once. Cost per round O(m d q) time; the sort keeps two
 import numpy as np
 import scipy.sparse as sp
 
-from ..utils._param_validation import Integral, Interval, Real
-from ._base import BaselineClassifier, DecisionScoresMixin
+from ..utils._param_validation import Interval, Real
+from ._base import POSITIVE_INT, BaselineClassifier, DecisionScoresMixin, cite
 
 #: Elements of a (features, m) block of the per-feature sort.
 _BLOCK_ELEMENTS = 1_000_000
@@ -108,6 +108,7 @@ def best_stump(Dp, Dn, order, values):
     return best
 
 
+@cite
 class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     """Real AdaBoost.MH over (instance, label) pairs with decision stumps (Knowl 7).
 
@@ -140,8 +141,7 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     R. E. Schapire and Y. Singer, "BoosTexter: a boosting-based system for text
     categorization", Machine Learning 39(2-3):135-168, 2000.
 
-    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE TKDE 26(8):1819-1837, 2014 (seed 003), Knowl 7.
+    %(review)s, Knowl 7.
 
     Examples
     --------
@@ -154,7 +154,7 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     """
 
     _parameter_constraints = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": POSITIVE_INT,
         "smoothing": [Interval(Real, 0, None, closed="neither"), None],
     }
 

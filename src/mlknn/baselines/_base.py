@@ -18,8 +18,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import MultiLabelMixin
-from ..utils._param_validation import HasMethods, _fit_context
-from ..utils._validation import label_classes, validate_features, validate_fit_data
+from ..utils._param_validation import (
+    HasMethods,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    _fit_context,
+)
+from ..utils._validation import validate_features
 
 #: dtypes accepted for X (others are converted to float64).
 _X_DTYPES = [np.float64, np.float32]
@@ -27,7 +34,41 @@ _X_DTYPES = [np.float64, np.float32]
 #: Constraint shared by every ``estimator`` parameter.
 ESTIMATOR_CONSTRAINT = [HasMethods(["fit", "predict"]), None]
 
+#: Constraints shared by the baselines' parameters of one meaning (defined once).
+POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+#: The member estimator of a problem transformation and the seed of the members.
+MEMBER_CONSTRAINTS = {"estimator": ESTIMATOR_CONSTRAINT, "random_state": ["random_state"]}
+#: Stopping rule of the iterative solvers (Rank-SVM, BP-MLL, CML).
+SOLVER_CONSTRAINTS = {"max_iter": POSITIVE_INT, "tol": [Interval(Real, 0, None, closed="left")]}
+#: Vote of the ensembles (ECC, RAkEL): "hard" majority or "soft" mean, cut at threshold.
+VOTING_CONSTRAINTS = {"voting": [StrOptions({"hard", "soft"})], "threshold": [Interval(Real, 0, 1, closed="both")]}
+
 _MAX_SEED = np.iinfo(np.int32).max
+
+
+#: Citations shared by several baselines' docstrings (``%(name)s`` there; see :func:`cite`).
+CITATIONS = {
+    "review": 'M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",\n'
+              "    IEEE TKDE 26(8):1819-1837, 2014 (seed 003)",
+    "elisseeff2002": 'A. Elisseeff and J. Weston, "A kernel method for multi-labelled\n'
+                     '    classification", Advances in Neural Information Processing Systems 14\n'
+                     "    (NIPS 2001), pp. 681-687, 2002.",
+    "read2011": 'J. Read, B. Pfahringer, G. Holmes and E. Frank, "Classifier chains for\n'
+                '    multi-label classification", Machine Learning 85(3):333-359, 2011.',
+}
+
+
+def cite(cls):
+    """Class decorator: put the :data:`CITATIONS` in place of their ``%(name)s``.
+
+    Plain text replacement (not ``%`` formatting), so other ``%`` and braces in a
+    docstring are left alone.
+    """
+    doc = cls.__doc__
+    for name, text in CITATIONS.items():
+        doc = doc.replace(f"%({name})s", text)
+    cls.__doc__ = doc
+    return cls
 
 
 class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
@@ -41,10 +82,8 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     _accept_sparse = ("csr", "csc")
 
     def _validate_fit_data(self, X, Y):
-        X, Y, self._y_dtype = validate_fit_data(self, X, Y, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = label_classes(Y.shape[1])
-        return X, Y
+        # The fit checks of every mlknn estimator (sets n_labels_, classes_, _y_dtype).
+        return self._validate_multilabel_fit(X, Y, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
 
     def _validate_predict_data(self, X):
         check_is_fitted(self)
@@ -286,3 +325,15 @@ def label_scores(model, X):
 def proba_list_to_matrix(probas):
     """MultiOutputClassifier's list of (n, 2) arrays -> one (n, q) array of P(1)."""
     return np.column_stack([np.asarray(P)[:, -1] for P in probas])
+
+
+def member_estimator(estimator, seed):
+    """A fresh ensemble member: the default tree or a re-seeded clone."""
+    if estimator is None:
+        return resolve_estimator(None, int(seed))
+    return set_random_states(clone(estimator), int(seed))
+
+
+def safe_dot(X, W):
+    """``X @ W`` as an ndarray (X dense or sparse)."""
+    return np.asarray(X @ W)

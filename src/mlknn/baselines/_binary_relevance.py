@@ -1,0 +1,110 @@
+"""Binary relevance (seed 003, Knowl 7): one binary problem per label.
+
+The base ``estimator`` defaults to scikit-learn's
+``DecisionTreeClassifier(random_state=random_state)``, the stand-in for the C4.5 /
+J48 trees that seed 001 used with MULAN (an unpruned CART tree, not C4.5: the
+split criterion is Gini and there is no pessimistic pruning). A label that is
+constant in a training set is predicted as that constant: see
+:class:`mlknn.baselines._base.LabelClassifier`.
+"""
+
+
+import numpy as np
+from sklearn.multioutput import MultiOutputClassifier
+
+from ..utils._param_validation import Integral
+from ._base import (
+    MEMBER_CONSTRAINTS,
+    BaselineClassifier,
+    LabelClassifier,
+    cite,
+    proba_list_to_matrix,
+    resolve_estimator,
+)
+
+
+@cite
+class BinaryRelevance(BaselineClassifier):
+    """Binary relevance (Knowl 7): one independent binary classifier per label.
+
+    Fits scikit-learn's :class:`~sklearn.multioutput.MultiOutputClassifier` over
+    the labels, with each label's classifier wrapped so that a constant label
+    is predicted as that constant.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        Base binary learner B. None: ``DecisionTreeClassifier(random_state=random_state)``.
+    t_criterion : bool, default=False
+        Knowl 7's T-criterion: when no label is predicted for an instance,
+        predict the one with the highest score. Off by default (MULAN's BR, used by
+        seed 001, does not apply it).
+    n_jobs : int, default=None
+        Labels fitted in parallel (joblib).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default tree.
+
+    Attributes
+    ----------
+    estimators_ : list of LabelClassifier
+        One per label.
+    n_labels_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    ClassifierChain : binary relevance with the preceding labels as inputs.
+    StackedBinaryRelevance : binary relevance stacked on its own outputs.
+    mlknn.BRkNN : binary relevance with a kNN vote.
+
+    Notes
+    -----
+    ``predict_proba`` is the base learner's P(label = 1) (the logistic of
+    ``decision_function`` for learners without ``predict_proba``); ``predict`` is
+    the base learner's own prediction, as in Knowl 7 (``g_j(x) > 0``).
+
+    References
+    ----------
+    M. R. Boutell, J. Luo, X. Shen and C. M. Brown, "Learning multi-label scene
+    classification", Pattern Recognition 37(9):1757-1771, 2004.
+
+    %(review)s, Knowl 7.
+
+    Examples
+    --------
+    >>> from mlknn.baselines import BinaryRelevance
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=100, random_state=0)
+    >>> clf = BinaryRelevance(random_state=0).fit(data.X, data.Y)
+    >>> clf.predict(data.X[:2]).shape
+    (2, 5)
+    """
+
+    _parameter_constraints = {
+        **MEMBER_CONSTRAINTS,
+        "t_criterion": ["boolean"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(self, estimator=None, *, t_criterion=False, n_jobs=None, random_state=None):
+        self.estimator = estimator
+        self.t_criterion = t_criterion
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _fit(self, X, Y):
+        base = resolve_estimator(self.estimator, self.random_state)
+        self.multi_output_ = MultiOutputClassifier(LabelClassifier(base), n_jobs=self.n_jobs).fit(X, Y)
+        self.estimators_ = self.multi_output_.estimators_
+
+    def _predict_proba(self, X):
+        return proba_list_to_matrix(self.multi_output_.predict_proba(X))
+
+    def _predict(self, X):
+        pred = np.asarray(self.multi_output_.predict(X)).astype(np.uint8)
+        if self.t_criterion:
+            empty = np.flatnonzero(pred.sum(axis=1) == 0)
+            if empty.size:
+                P = self._predict_proba(X[empty])
+                pred[empty, np.argmax(P, axis=1)] = 1
+        return pred
