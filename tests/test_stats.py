@@ -194,3 +194,41 @@ def test_win_tie_loss_counts():
     assert w.as_strings()["B"] == "2/0/2"
     low = win_tie_loss([ds1], ["A", "B", "C"], greater_is_better=False)
     assert low.wins.tolist() == [0, 2, 0]
+
+
+# ------------------------------------------- t-tests for cross-validated scores
+def test_cv_5x2_ttest_by_hand():
+    from scipy import stats as sst
+
+    from mlknn.stats import cv_5x2_ttest
+
+    a = np.array([0.80, 0.82, 0.79, 0.81, 0.83, 0.80, 0.78, 0.82, 0.81, 0.80])
+    b = np.array([0.78, 0.79, 0.78, 0.80, 0.80, 0.79, 0.77, 0.80, 0.80, 0.78])
+    p = (a - b).reshape(5, 2)
+    s2 = [(x - x.mean()) @ (x - x.mean()) for x in p]  # hand loop over the repetitions
+    t = p[0, 0] / np.sqrt(sum(s2) / 5)
+    res = cv_5x2_ttest(a, b)
+    assert res.statistic == pytest.approx(t)
+    assert res.pvalue == pytest.approx(2 * sst.t.sf(abs(t), 5))
+    assert cv_5x2_ttest(b, a).statistic == pytest.approx(-t)
+    with pytest.raises(ValueError, match="even count"):
+        cv_5x2_ttest(a[:9], b[:9])
+
+
+def test_corrected_resampled_ttest_by_hand_and_wider_than_the_plain_test():
+    from scipy import stats as sst
+
+    from mlknn.stats import corrected_resampled_ttest, paired_ttest
+
+    rng = np.random.default_rng(0)
+    a = 0.8 + 0.01 * rng.normal(size=10)
+    b = a - 0.004 + 0.005 * rng.normal(size=10)
+    d = a - b
+    t = d.mean() / np.sqrt((1 / 10 + 1.0) * d.var(ddof=1))
+    res = corrected_resampled_ttest(a, b, 1.0)
+    assert res.statistic == pytest.approx(t)
+    assert res.pvalue == pytest.approx(2 * sst.t.sf(abs(t), 9))
+    # the correction only widens: never a smaller p-value than the plain fold-wise test
+    assert res.pvalue >= paired_ttest(a, b).pvalue
+    with pytest.raises(ValueError, match="'test_train_ratio' parameter"):
+        corrected_resampled_ttest(a, b, 0)

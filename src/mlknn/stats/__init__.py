@@ -12,6 +12,8 @@ seed 001 Table 5: Friedman test                        :func:`friedman_test`
 seed 001 Tables 6-11, 13: pairwise one-sided Wilcoxon  :func:`pairwise_wilcoxon`
 signed-rank over datasets, Bonferroni-corrected
 Demsar (2006): Nemenyi critical difference             :func:`nemenyi_cd`
+Dietterich (1998): 5 x 2 cv paired t-test              :func:`cv_5x2_ttest`
+Nadeau and Bengio (2003): corrected resampled t-test   :func:`corrected_resampled_ttest`
 =====================================================  ==================================
 
 Conventions: a *table* is an array of shape (n_datasets, n_algorithms) of
@@ -28,6 +30,7 @@ freedom, i.e. the critical value of the Iman-Davenport statistic
 critical value.
 """
 
+from ._cv_tests import corrected_resampled_ttest, cv_5x2_ttest, cv_ttest_vs_best
 from ._tests import (
     Q_ALPHA,
     FriedmanResult,
@@ -57,6 +60,9 @@ __all__ = [
     "TTestResult",
     "WinTieLoss",
     "average_ranks",
+    "corrected_resampled_ttest",
+    "cv_5x2_ttest",
+    "cv_ttest_vs_best",
     "friedman_from_ranks",
     "friedman_test",
     "nemenyi_cd",

@@ -1,0 +1,139 @@
+"""Paired t-tests designed for cross-validated scores.
+
+The plain fold-wise paired t-test (:func:`mlknn.stats.paired_ttest`, seed 000's
+test) treats the folds as independent samples. They are not: the training sets
+overlap, so the variance of the mean difference is underestimated and the test
+rejects too often (Dietterich 1998; Nadeau and Bengio 2003). The two tests here
+correct for that:
+
+* :func:`cv_5x2_ttest`, Dietterich's (1998) 5 x 2 cv paired t-test, for r
+  repetitions of 2-fold cross-validation (r = 5 in the paper);
+* :func:`corrected_resampled_ttest`, Nadeau and Bengio's (2003) corrected
+  resampled t-test, for any J train/test resamplings (k-fold repeated, hold-out
+  repeated, 5 x 2): the variance term grows by ``n_test / n_train``.
+"""
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from ._tests import TTestResult, _check_alpha, _paired
+
+
+def _two_sided(stat, df):
+    return float(2.0 * stats.t.sf(abs(stat), df))
+
+
+def cv_5x2_ttest(a, b, alpha=0.05):
+    """Dietterich's 5 x 2 cv paired t-test of a against b (two-tailed).
+
+    With ``p_ij`` the difference of the two scores on fold j of repetition i,
+    ``s_i^2 = (p_i1 - pbar_i)^2 + (p_i2 - pbar_i)^2``, the statistic is
+    ``t = p_11 / sqrt(mean_i s_i^2)`` with r degrees of freedom (Dietterich 1998,
+    eq. for the 5x2cv t test; r = 5 there).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (2 * r,)
+        Scores ordered by repetition, then fold: (rep 1 fold 1, rep 1 fold 2,
+        rep 2 fold 1, ...).
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    TTestResult
+        ``mean_difference`` is the mean of all 2r differences. With zero variance
+        the test is undefined: p = 1 if ``p_11`` is 0, else 0.
+    """
+    _check_alpha(alpha)
+    a, b = _paired(a, b, "cv_5x2_ttest")
+    if a.size % 2:
+        raise ValueError(f"cv_5x2_ttest needs 2 folds per repetition (an even count); got {a.size} scores.")
+    p = (a - b).reshape(-1, 2)
+    r = p.shape[0]
+    s2 = ((p - p.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    denom = math.sqrt(float(s2.mean()))
+    if denom <= 1e-15:
+        pval = 1.0 if abs(p[0, 0]) <= 1e-15 else 0.0
+        stat = 0.0 if pval == 1.0 else math.copysign(math.inf, p[0, 0])
+    else:
+        stat = float(p[0, 0] / denom)
+        pval = _two_sided(stat, r)
+    return TTestResult(stat, pval, float(p.mean()), alpha, pval < alpha)
+
+
+def corrected_resampled_ttest(a, b, test_train_ratio, alpha=0.05):
+    """Nadeau and Bengio's corrected resampled t-test of a against b (two-tailed).
+
+    ``t = mean(d) / sqrt((1 / J + n_test / n_train) * var(d))`` over the J
+    paired differences d (``var`` with J - 1 in the denominator), J - 1 degrees of
+    freedom (Nadeau and Bengio 2003; Bouckaert and Frank 2004).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (J,)
+        Scores on the same J train/test splits.
+    test_train_ratio : float
+        ``n_test / n_train`` of one split: 1 for 2-fold CV, 1 / (K - 1) for
+        K-fold CV, ``t / (1 - t)`` for a hold-out of test fraction t.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    TTestResult
+    """
+    _check_alpha(alpha)
+    if not (isinstance(test_train_ratio, (int, float)) and test_train_ratio > 0):
+        raise ValueError(
+            f"The 'test_train_ratio' parameter must be a float > 0. Got {test_train_ratio!r} instead."
+        )
+    a, b = _paired(a, b, "corrected_resampled_ttest")
+    d = a - b
+    J = d.size
+    mean = float(d.mean())
+    var = float(d.var(ddof=1))
+    if var <= 1e-30:
+        pval = 1.0 if abs(mean) <= 1e-15 else 0.0
+        stat = 0.0 if pval == 1.0 else math.copysign(math.inf, mean)
+    else:
+        stat = mean / math.sqrt((1.0 / J + float(test_train_ratio)) * var)
+        pval = _two_sided(stat, J - 1)
+    return TTestResult(float(stat), pval, mean, alpha, pval < alpha)
+
+
+def cv_ttest_vs_best(scores, greater_is_better=True, alpha=0.05, *, test="5x2cv", test_train_ratio=1.0):
+    """p-value of each algorithm against the best one by a cross-validation t-test.
+
+    Parameters
+    ----------
+    scores : mapping of name -> array-like of shape (n_folds,)
+        Fold scores in (repetition, fold) order, the same folds for all.
+    greater_is_better : bool, default=True
+    alpha : float, default=0.05
+    test : {"5x2cv", "corrected"}, default="5x2cv"
+    test_train_ratio : float, default=1.0
+        For ``test="corrected"``.
+
+    Returns
+    -------
+    best : str
+    pvalues : dict of name -> float
+        NaN for the best.
+    """
+    names = list(scores)
+    if not names:
+        raise ValueError("cv_ttest_vs_best needs at least one algorithm.")
+    if test not in ("5x2cv", "corrected"):
+        raise ValueError(f"The 'test' parameter must be '5x2cv' or 'corrected'. Got {test!r} instead.")
+    means = np.array([np.mean(scores[n]) for n in names])
+    best = names[int(np.argmax(means) if greater_is_better else np.argmin(means))]
+    pvalues = {}
+    for n in names:
+        if n == best:
+            pvalues[n] = float("nan")
+        elif test == "5x2cv":
+            pvalues[n] = cv_5x2_ttest(scores[n], scores[best], alpha).pvalue
+        else:
+            pvalues[n] = corrected_resampled_ttest(scores[n], scores[best], test_train_ratio, alpha).pvalue
+    return best, pvalues
