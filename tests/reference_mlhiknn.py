@@ -11,7 +11,10 @@ import math
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from mlknn.algorithms._mlhiknn import LOGISTIC_PARAMS
+#: The reference fit: scikit-learn's exact Newton solver on mlknn's model (C = 1,
+#: the default of seed 001), label by label, to tol 1e-12 (mlknn solves all labels
+#: together by Newton-CG to its stated tolerance).
+EXACT_LOGISTIC = {"C": 1.0, "solver": "newton-cholesky", "max_iter": 1000, "tol": 1e-12}
 
 
 # ------------------------------------------------------------------ MLHiKNN
@@ -134,7 +137,7 @@ def loop_mlhiknn(train_nbrs, train_dist, Y, query_nbrs, query_dist, k, lam=3.0, 
                 proba[t][l] = float(target[0])
                 pred[t][l] = target[0]
             continue
-        model = LogisticRegression(**LOGISTIC_PARAMS).fit(np.array(r_train), np.array(target))
+        model = LogisticRegression(**EXACT_LOGISTIC).fit(np.array(r_train), np.array(target))
         p = model.predict_proba(np.array(r_query))[:, 1]
         for t in range(m):
             proba[t][l] = float(p[t])
