@@ -415,3 +415,20 @@ def test_feature_scale_warning_once_and_silenceable():
         MLkNN(n_neighbors=3, variant="mulan").fit(X, Y)  # normalises X itself: silent
         warnings.simplefilter("ignore", FeatureScaleWarning)
         MLkNN(n_neighbors=3).fit(X, Y)
+
+
+def test_nc_radius_beyond_the_graph_stays_sparse():
+    """Rows whose radius holds more than the graph: counted by the backend, CSR for sparse Y."""
+    X, Y, Xq = problem()
+    dense = NeighborhoodClassifier(radius=1.5, n_neighbors=3).fit(X, Y)
+    sparse = NeighborhoodClassifier(radius=1.5, n_neighbors=3).fit(X, sp.csr_array(Y))
+    assert sparse.max_count_ > 3  # the radius reaches beyond the 3-wide graph
+    np.testing.assert_array_equal(sparse.train_sizes_, dense.train_sizes_)
+    np.testing.assert_array_equal(sparse.cond_prob_false_, dense.cond_prob_false_)
+    np.testing.assert_array_equal(sparse.predict_proba(Xq), dense.predict_proba(Xq))
+    np.testing.assert_array_equal(sparse.predict(Xq).toarray(), dense.predict(Xq))
+    for a, b in zip(sparse.predict_topk(Xq, k=4), loop_topk(dense.predict_proba(Xq), 4)):
+        np.testing.assert_array_equal(a, b)
+    sizes, counts = sparse.nn_.radius_neighbors_counts(Xq, 1.5, sp.csr_array(Y))
+    assert sp.issparse(counts)
+    np.testing.assert_array_equal(counts.toarray(), sparse.nn_.radius_neighbors_counts(Xq, 1.5, Y)[1])

@@ -267,9 +267,8 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     the counts of the graph's neighbours (as :class:`MLkNN`: O(n k c) for the
     rows whose radius lies within the graph); the rows whose radius holds more
     points are counted by the backend's ``radius_neighbors_counts`` in row
-    chunks, O(rows x n) time, and today that backend densifies Y
-    (O(n q) memory in the neighbours layer). ``predict_topk`` is exact as for
-    :class:`MLkNN`.
+    chunks, O(rows x n) distance time, which keeps sparse labels sparse (CSR
+    counts, O(nnz) memory). ``predict_topk`` is exact as for :class:`MLkNN`.
 
     References
     ----------

@@ -39,8 +39,9 @@ class _RadiusCounts:
             :meth:`kneighbors`.
         radius : float
             ``>= 0``, in the units of the metric (``inf`` counts every point).
-        labels : array-like of shape (n_samples_fit, n_labels), optional
-            0/1 (or integer) labels of the training points.
+        labels : array-like or sparse matrix of shape (n_samples_fit, n_labels), optional
+            0/1 (or integer) labels of the training points. Sparse labels give
+            sparse (CSR) counts, with no (n_queries, n_labels) array.
         query_indices : array-like of int, optional
             Only with ``X=None``: the training rows to use as (leave-one-out)
             queries; default all.
@@ -49,9 +50,9 @@ class _RadiusCounts:
         -------
         sizes : ndarray of shape (n_queries,), int64
             Number of training points within ``radius``.
-        counts : ndarray of shape (n_queries, n_labels), int64
+        counts : ndarray of shape (n_queries, n_labels), int64, or csr_array
             ``counts[i, l]`` = number of those points with label l; only
-            returned when ``labels`` is given.
+            returned when ``labels`` is given (CSR for sparse labels).
         """
         radius = float(radius)
         if not radius >= 0:
@@ -81,17 +82,20 @@ class _RadiusCounts:
             q_sqnorm = _row_sqnorms(Q)
         L = None
         if labels is not None:
-            L = np.asarray(labels.toarray() if sp.issparse(labels) else labels)
+            # Sparse labels stay sparse (CSR counts, no (n, q) array; mlknn's sparse-label path).
+            L = sp.csr_array(labels) if sp.issparse(labels) else np.asarray(labels)
             if L.ndim != 2 or L.shape[0] != n_fit:
                 raise ValueError(
                     f"Expected labels of shape (n_samples_fit, n_labels) = ({n_fit}, q), got {L.shape}."
                 )
             # Counted by a matrix product of the 0/1 in-radius mask with L: exact in
             # float32 while every count stays below 2**24.
-            L = L.astype(np.float32 if n_fit < 2**24 and np.abs(L).max(initial=0) <= 1 else np.float64)
+            peak = (abs(L).max() if L.nnz else 0) if sp.issparse(L) else np.abs(L).max(initial=0)
+            L = L.astype(np.float32 if n_fit < 2**24 and peak <= 1 else np.float64)
         n_q = Q.shape[0]
         sizes = np.empty(n_q, dtype=np.int64)
-        counts = None if L is None else np.empty((n_q, L.shape[1]), dtype=np.int64)
+        sparse_counts = {} if sp.issparse(L) else None
+        counts = None if L is None or sparse_counts is not None else np.empty((n_q, L.shape[1]), dtype=np.int64)
         workers = self._workers(n_q, n_fit)
         # ~3 float64-sized buffers of chunk_rows x n_fit live at once per worker.
         chunk = max(1, int(self.working_memory * 2**20 // (3 * 8 * max(n_fit, 1) * workers)))
@@ -103,12 +107,19 @@ class _RadiusCounts:
             # (n_fit, rows): training points along the first axis (see _radius_chunk).
             inside = self._radius_chunk(Q[start:stop], q_sqnorm[start:stop], own, radius)
             sizes[start:stop] = inside.sum(axis=0)
-            if L is not None:
+            if sparse_counts is not None:
+                part = sp.csr_array(sp.csr_array(inside.T.astype(L.dtype)) @ L)
+                part.data = np.rint(part.data)
+                sparse_counts[start] = part.astype(np.int64)
+            elif L is not None:
                 # (rows, q) as mask.T @ L: OpenBLAS was erratic (up to 20x slower)
                 # on the equivalent L.T @ mask with few labels.
                 counts[start:stop] = np.rint(inside.astype(L.dtype).T @ L)
 
         _map_chunks(work, range(0, n_q, chunk), workers)
+        if sparse_counts is not None:
+            counts = sp.csr_array(sp.vstack([sparse_counts[s] for s in sorted(sparse_counts)], format="csr")
+                                  if sparse_counts else sp.csr_array((0, L.shape[1]), dtype=np.int64))
         return sizes if L is None else (sizes, counts)
 
     def _radius_chunk(self, Qc, qn, own, radius):
