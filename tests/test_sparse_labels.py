@@ -365,9 +365,11 @@ def test_search_width_and_capabilities():
     assert MLkNN(hubness="dsl").knn_capabilities()["uses_features"] is True
 
 
-def test_random_state_reaches_the_backend():
-    from mlknn.neighbors import BruteNeighbors, register_backend
+def test_random_state_reaches_the_backend(monkeypatch):
+    from mlknn.neighbors import BruteNeighbors, _base, register_backend
 
+    # Removed from the live registry at teardown (other suites iterate it).
+    monkeypatch.setitem(_base._REGISTRY, "b-test-seeded", None)
     seen = []
 
     def factory(metric="euclidean", n_jobs=None, random_state=None, **params):
