@@ -238,3 +238,14 @@ def test_graph_with_duplicates_needs_wide_research():
     with pytest.raises(ValueError, match="end in a tie"):
         BRkNN(2, variant="mulan").fit_from_graph(build_graph(BruteNeighbors().fit(X), None, 3), Y) \
             .predict_proba_from_graph(graph)
+
+
+def test_persistence_keeps_the_tie_stream(tmp_path):
+    from mlknn.persistence import load, save
+
+    X, Y, Xq = grid_problem(11, q=6, density=0.15)
+    clf = BRkNNb(3, variant="mulan").fit(X, sp.csr_array(Y))
+    clf.predict(Xq[:10])  # advance the stream before saving
+    restored = load(save(clf, tmp_path / "brknnb.npz"))
+    assert restored.tie_random_state_ == clf.tie_random_state_
+    np.testing.assert_array_equal(restored.predict(Xq[10:]).toarray(), clf.predict(Xq[10:]).toarray())

@@ -14,10 +14,7 @@ differences. Notation: n training instances, q labels, k neighbours,
 ``count_l`` the number of a query's k neighbours that have label l, and
 ``L = sum_l count_l`` the total size of the neighbours' label sets.
 
-Sparse labels: with a CSR Y the counts are the sparse product graph @ Y and
-every decision and ``predict_topk`` works on its non-zeros
-(:mod:`._brknn_votes`); cost O(n k + nnz(counts) log nnz(counts)), no (n, q)
-array except the dense ``predict_proba`` a user asks for.
+Sparse labels: see :class:`BRkNN` and :mod:`._brknn_votes`.
 """
 
 import numpy as np
@@ -198,12 +195,7 @@ class BRkNN(KNNMultiLabelBase):
         if self.nn_ is not None and X is not None:
             research = mulan.research_with(self.nn_, validate_features(self, X, reset=False), build_graph)
         A, k_prime = mulan.tie_extended_neighbourhoods(graph, self.n_neighbors, self.n_train_, research)
-        if sp.issparse(Y):
-            counts = sp.csr_array(A @ Y.astype(np.int64))
-            counts.sort_indices()
-        else:
-            counts = np.asarray(A @ Y.astype(np.int64))
-        return counts, k_prime
+        return as_counts_csr(A @ Y) if sp.issparse(Y) else np.asarray(A @ Y.astype(np.int64)), k_prime
 
     def _weka_tables(self, k_prime):
         return mulan.weka_tables(self.n_train_, self.n_labels_, int(k_prime.max(initial=self.n_neighbors)))
@@ -223,11 +215,11 @@ class BRkNN(KNNMultiLabelBase):
         counts, k_prime = self._votes(graph, X)
         if not sp.issparse(counts):
             return self._score(counts, k_prime)
-        n_rows = counts.shape[0]
-        zero_rows = np.zeros(n_rows, dtype=np.int64)
+        # The dense output the caller asked for (the base class checked its size):
+        # each row's zero-vote score everywhere, then the stored counts' scores.
+        n_rows, rows = counts.shape[0], entry_rows(counts)
         out = np.empty(counts.shape)
-        out[:] = self._score(zero_rows, k_prime, np.arange(n_rows))[:, None]
-        rows = entry_rows(counts)
+        out[:] = self._score(np.zeros(n_rows, dtype=np.int64), k_prime, np.arange(n_rows))[:, None]
         out[rows, counts.indices] = self._score(counts.data.astype(np.int64), k_prime, rows)
         return out
 
@@ -420,12 +412,9 @@ class BRkNNb(BRkNN):
       s = q: ``nextInt(0)`` or an endless draw) s = 0 is raised to 1 and s = q
       selects every label.
 
-    Difference from scikit-multilearn: its ``BRkNNbClassifier`` averages the
-    label-set sizes without the correction and rounds half to even (2.5 -> 2,
-    3.5 -> 4); when the rounded size is 0 it assigns **every** label
-    (``top_labels[i][-0:]`` is the whole row); ties are left to
-    ``np.argpartition``, and the partition point is the smallest size over all
-    queries, so a row's top labels are not guaranteed to be the most voted.
+    scikit-multilearn's ``BRkNNbClassifier`` differs (half-to-even rounding of the
+    plain mean, every label when that is 0, ties left to ``np.argpartition``):
+    see docs/brknn.md.
 
     Parameters
     ----------
