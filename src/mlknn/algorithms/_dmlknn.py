@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
 
@@ -138,6 +138,8 @@ class DMLkNN(KNNMultiLabelBase):
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
     n_jobs : int, optional
+    random_state : int, RandomState instance or None, default=None
+        Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
 
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
@@ -187,6 +189,7 @@ class DMLkNN(KNNMultiLabelBase):
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "mulan"})],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     #: The evidence counts of a query are dense in q (see the class docstring).
@@ -203,6 +206,7 @@ class DMLkNN(KNNMultiLabelBase):
         n_jobs=None,
         hubness=None,
         variant="paper",
+        random_state=None,
     ):
         self.hubness = hubness
         self.variant = variant
@@ -212,6 +216,7 @@ class DMLkNN(KNNMultiLabelBase):
         self.neighbors = neighbors
         self.metric = metric
         self.n_jobs = n_jobs
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
     def _fit_graph(self, graph, Y, X):

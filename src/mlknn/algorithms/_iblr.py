@@ -19,7 +19,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ._kernels import constant_labels, neighbor_label_counts
 from ._logistic import fit_logistic_batched
@@ -154,6 +154,8 @@ class IBLR(KNNMultiLabelBase):
     n_jobs : int, optional
         Parallel jobs of the neighbour search (the regressions run in BLAS,
         whose threads threadpoolctl controls).
+    random_state : int, RandomState instance or None, default=None
+        Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
         neighbour graph before the method reads it: the neighbourhoods are the k
@@ -210,6 +212,7 @@ class IBLR(KNNMultiLabelBase):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "mulan"})],
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     #: All q meta-features enter every one of the q regressions: O(q^2) parameters.
@@ -233,6 +236,7 @@ class IBLR(KNNMultiLabelBase):
         n_jobs=None,
         hubness=None,
         variant="paper",
+        random_state=None,
     ):
         self.hubness = hubness
         self.variant = variant
@@ -244,6 +248,7 @@ class IBLR(KNNMultiLabelBase):
         self.neighbors = neighbors
         self.metric = metric
         self.n_jobs = n_jobs
+        self.random_state = random_state
 
     # ------------------------------------------------------------ inputs
     def meta_features(self, graph):

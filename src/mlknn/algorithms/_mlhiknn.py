@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ..base import HUBNESS_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
 from ..hubness import k_occurrence
 from ..utils._param_validation import Interval, Real, StrOptions
 from ._kernels import constant_labels
@@ -153,6 +153,8 @@ class MLHiKNN(KNNMultiLabelBase):
     n_jobs : int, optional
         Parallel jobs of the neighbour search (the regressions run in BLAS,
         whose threads threadpoolctl controls).
+    random_state : int, RandomState instance or None, default=None
+        Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
 
     Attributes
     ----------
@@ -211,6 +213,7 @@ class MLHiKNN(KNNMultiLabelBase):
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "variant": [StrOptions(set(VARIANTS)), None],
         "hubness": HUBNESS_CONSTRAINT,
+        "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     def __init__(
@@ -225,6 +228,7 @@ class MLHiKNN(KNNMultiLabelBase):
         neighbors="brute",
         metric="euclidean",
         n_jobs=None,
+        random_state=None,
     ):
         self.n_neighbors = n_neighbors
         self.fuzziness = fuzziness
@@ -235,6 +239,7 @@ class MLHiKNN(KNNMultiLabelBase):
         self.neighbors = neighbors
         self.metric = metric
         self.n_jobs = n_jobs
+        self.random_state = random_state
 
     # ------------------------------------------------------------ training
     def _fit_graph(self, graph, Y, X):
