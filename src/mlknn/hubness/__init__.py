@@ -21,6 +21,10 @@ make_reduction
     The reduction object for a ``hubness`` parameter value.
 """
 
+from ._dsl import DisSimLocal
+from ._factory import REDUCTIONS, make_reduction
+from ._graph import HubnessGraph
+from ._ls import LocalScaling
 from ._measures import (
     HubnessStats,
     antihub_occurrence,
@@ -29,14 +33,7 @@ from ._measures import (
     k_occurrence,
     skewness,
 )
-from ._reduction import (
-    REDUCTIONS,
-    DisSimLocal,
-    HubnessGraph,
-    LocalScaling,
-    MutualProximity,
-    make_reduction,
-)
+from ._mp import MutualProximity
 
 __all__ = [
     "REDUCTIONS",

@@ -240,7 +240,7 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
         elif hubness is None:
             graph = build_graph(index, None, k)
         else:
-            from ._reduction import make_reduction
+            from ._factory import make_reduction
 
             reduction = make_reduction(hubness, n_neighbors=k, metric=metric)
             width = max(k, min(reduction.search_width(k), n - 1))

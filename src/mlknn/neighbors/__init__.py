@@ -20,6 +20,18 @@ name               exact    needs
 ``precomputed``    (given)  X is a kNN distance graph (see ``PrecomputedNeighbors``)
 =================  =======  ===========================================================
 
+``n_jobs=None`` means the same on every backend: as many threads as the BLAS pool
+holds (respecting ``threadpoolctl`` limits; usually all cores); ``-1`` all cores
+(:func:`resolve_n_jobs`). Every backend whose search is random (pynndescent, faiss-ivf
+training, hnswlib's levels) takes ``random_state``.
+
+The ``kneighbors`` contract, once (:func:`check_n_neighbors`, :func:`drop_own_index`,
+:func:`merge_topk`), is shared by every backend and by :mod:`mlknn.distributed`.
+
+All-pairs distances (mutual proximity needs each point's distance to every training
+point): :func:`pairwise_distances`, :func:`pairwise_distances_chunked` (blocks of
+columns under ``working_memory``).
+
 Helpers: :func:`compute_graphs` / :class:`GraphCache` search once for the largest k
 (reuse with ``fit_from_graph``); :func:`recall_at_k` / :func:`estimate_recall` measure
 an approximate backend against exact search; :func:`graph_to_csr` converts a graph
@@ -39,9 +51,11 @@ from ._base import (
     register_backend,
 )
 from ._brute import BruteNeighbors
+from ._contract import check_n_neighbors, drop_own_index, merge_topk, resolve_n_jobs
 from ._faiss import FaissHNSWNeighbors, FaissIVFNeighbors, FaissNeighbors
 from ._graph import NeighborGraph
 from ._hnswlib import HnswlibNeighbors
+from ._pairwise import pairwise_distances, pairwise_distances_chunked, row_sqnorms
 from ._precomputed import PrecomputedNeighbors, graph_to_csr
 from ._pynndescent import PyNNDescentNeighbors
 from ._reuse import GraphCache, compute_graphs, estimate_recall, recall_at_k
@@ -63,11 +77,18 @@ __all__ = [
     "TorchNeighbors",
     "available_backends",
     "build_graph",
+    "check_n_neighbors",
     "compute_graphs",
+    "drop_own_index",
     "estimate_recall",
     "get_backend",
     "graph_to_csr",
     "is_exact",
+    "merge_topk",
+    "pairwise_distances",
+    "pairwise_distances_chunked",
     "recall_at_k",
     "register_backend",
+    "resolve_n_jobs",
+    "row_sqnorms",
 ]

@@ -6,13 +6,22 @@ The wrapped library proposes candidates; this module turns them into mlknn's
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
-from ._brute import _METRICS, BruteNeighbors
-from ._exact_kernel import _exact_sqdist, _l2_normalize, _row_sqnorms
+from ._brute import BruteNeighbors
+from ._contract import (
+    check_metric,
+    check_n_neighbors,
+    check_query_features,
+    drop_own_index,
+    merge_topk,
+    prepare_points,
+)
+from ._exact_kernel import _exact_sqdist, _row_sqnorms
 
 
-class _CandidateBackend:
+class _CandidateBackend(BaseEstimator):
     """Base of the backends that wrap another library's search (faiss, hnswlib, ...).
 
     The wrapped library proposes candidates (``_search``: indices and approximate
@@ -44,14 +53,6 @@ class _CandidateBackend:
     #: Rounding bound of the wrapped float32 distances, relative to |q|^2 + max |x|^2.
     _rtol = 1e-4
 
-    def get_params(self, deep=True):
-        return {key: getattr(self, key) for key in self._param_names}
-
-    def set_params(self, **params):
-        for key, value in params.items():
-            setattr(self, key, value)
-        return self
-
     # -------------------------------------------------------------- input
     def _prepare(self, X):
         if sp.issparse(X) and not self._accepts_sparse:
@@ -60,14 +61,7 @@ class _CandidateBackend:
                 "float32 vectors). Densify X (X.toarray()) or use neighbors='brute' or "
                 "neighbors='pynndescent'."
             )
-        X = check_array(X, accept_sparse="csr" if self._accepts_sparse else False,
-                        dtype=[np.float64, np.float32])
-        if sp.issparse(X):
-            X = X.tocsr()
-            X.sum_duplicates()
-        if self.metric == "cosine":
-            X = _l2_normalize(X)
-        return X
+        return prepare_points(X, self.metric, accept_sparse=self._accepts_sparse)
 
     @staticmethod
     def _as_float32(X):
@@ -87,11 +81,7 @@ class _CandidateBackend:
         -------
         self
         """
-        if self.metric not in _METRICS:
-            raise ValueError(
-                f"The 'metric' parameter of the {self._name} backend must be one of "
-                f"{_METRICS}. Got {self.metric!r} instead."
-            )
+        check_metric(self.metric, f"the {self._name} backend")
         X = self._prepare(X)
         self._fit_X = X
         self._fit_sqnorm = _row_sqnorms(X)
@@ -123,10 +113,7 @@ class _CandidateBackend:
         """
         from ._reuse import estimate_recall
 
-        if not hasattr(self, "_fit_X"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} index is not fitted yet; call fit first.")
+        check_is_fitted(self, "n_samples_fit_")
         approx = None
         if X is not None:
             X = self._prepare(X)
@@ -161,24 +148,14 @@ class _CandidateBackend:
         ties by the lower index, exact float64 distances for the neighbours
         returned, ``X=None`` for leave-one-out.
         """
+        check_is_fitted(self, "n_samples_fit_")
         loo = X is None
         n_fit = self.n_samples_fit_
-        limit = n_fit - 1 if loo else n_fit
-        if not (1 <= n_neighbors <= limit):
-            what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
-            raise ValueError(
-                f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}."
-            )
-        k = n_neighbors
+        k = check_n_neighbors(n_neighbors, n_fit, loo)
         if loo:
             Q, qn, own = self._fit_X, self._fit_sqnorm, np.arange(n_fit)
         else:
-            Q = self._prepare(X)
-            if Q.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {Q.shape[1]} features, but the index was fitted with "
-                    f"{self.n_features_in_} features."
-                )
+            Q = check_query_features(self._prepare(X), self.n_features_in_)
             qn, own = _row_sqnorms(Q), None
         width = self._loo_width(k) if loo else min(k + self._margin, n_fit)
         cand, approx = self._search(None if loo else self._as_float32(Q), width)
@@ -212,9 +189,7 @@ class _CandidateBackend:
         exact = np.full((n_q, width), np.inf)
         exact[r, c] = _exact_sqdist(Q, self._fit_X, qn, self._fit_sqnorm, r, cand[r, c])
         keys = np.where(valid, cand, n_fit)
-        order = np.lexsort((keys, exact), axis=-1)[:, :k]
-        sq = np.take_along_axis(exact, order, axis=1)
-        ind = np.take_along_axis(keys, order, axis=1)
+        sq, ind = merge_topk(k, (exact, keys))
         redo = valid.sum(axis=1) < k
         if self.exact and width < n_fit:
             # Every point outside the candidates has an approximate distance of at
@@ -229,12 +204,7 @@ class _CandidateBackend:
         brute = self._fallback()
         if own is None:
             return brute.kneighbors(Q[rows], k)
+        # The exact (k+1)-list without the point's own index is its leave-one-out k-list.
         sq, ind = brute.kneighbors(Q[rows], k + 1)
-        # The exact (k+1)-list without the point's own index is its leave-one-out
-        # k-list; if the point is absent (duplicates with lower indices) drop the last.
-        is_self = ind == own[rows][:, None]
-        drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
-        keep = np.ones_like(is_self)
-        keep[np.arange(rows.size), drop] = False
-        return sq[keep].reshape(rows.size, k), ind[keep].reshape(rows.size, k)
+        return drop_own_index(ind, own[rows], sq)
 

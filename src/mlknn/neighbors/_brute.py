@@ -5,32 +5,36 @@ lives in ``_exact_kernel.py``; radius counts in ``_radius.py``. This module is t
 backend: parameters, input preparation, chunking of the queries and threads.
 """
 
-import os
 import threading
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.utils import check_array
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import register_backend
+from ._contract import (
+    check_metric,
+    check_n_neighbors,
+    check_query_features,
+    prepare_points,
+    resolve_n_jobs,
+)
 from ._exact_kernel import (
     _CHUNK_BYTES,
     _MAX_CHUNK_ROWS,
     _MIN_CHUNK_ROWS,
     _ExactKernel,
-    _l2_normalize,
     _map_chunks,
     _row_sqnorms,
 )
 from ._radius import _RadiusCounts
 
-_METRICS = ("euclidean", "sqeuclidean", "cosine")
 # Below this many multiply-adds (n_queries x n_fit x d) kneighbors runs in one
 # thread (with multi-threaded BLAS); above, chunks run in parallel threads.
 _PARALLEL_MIN_WORK = 2e9
 
 
-class BruteNeighbors(_ExactKernel, _RadiusCounts):
+class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
     """Exact Euclidean (or squared Euclidean, or cosine) neighbours.
 
     Parameters
@@ -42,9 +46,10 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts):
         Megabytes one chunk of the distance matrix may take.
     n_jobs : int, optional
         Threads for large searches (chunks of queries in parallel, each with
-        single-threaded BLAS). None: as many as BLAS would use (respects
-        ``threadpoolctl`` limits); -1: all cores. Small searches run in one thread
-        with multi-threaded BLAS.
+        single-threaded BLAS). None: as many as the BLAS pool holds (respects
+        ``threadpoolctl`` limits; the same rule on every backend, see
+        ``resolve_n_jobs``); -1: all cores. Small searches run in one thread with
+        multi-threaded BLAS.
     random_state : ignored
 
     Attributes
@@ -61,27 +66,8 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def get_params(self, deep=True):
-        return {
-            "metric": self.metric,
-            "working_memory": self.working_memory,
-            "n_jobs": self.n_jobs,
-            "random_state": self.random_state,
-        }
-
-    def set_params(self, **params):
-        for key, value in params.items():
-            setattr(self, key, value)
-        return self
-
     def _prepare(self, X):
-        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
-        if sp.issparse(X):
-            X = X.tocsr()
-            X.sum_duplicates()  # also sorts indices; explicit zeros are harmless
-        if self.metric == "cosine":
-            X = _l2_normalize(X)
-        return X
+        return prepare_points(X, self.metric, order="C")
 
     def fit(self, X, y=None):
         """Index the training points.
@@ -94,11 +80,7 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts):
         -------
         self
         """
-        if self.metric not in _METRICS:
-            raise ValueError(
-                f"The 'metric' parameter of the brute backend must be one of {_METRICS}. "
-                f"Got {self.metric!r} instead."
-            )
+        check_metric(self.metric, "the brute backend")
         X = self._prepare(X)
         self._fit_keys(X)
         self.n_samples_fit_ = X.shape[0]
@@ -122,23 +104,14 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts):
             Only when ``return_distance``.
         indices : ndarray of shape (n_queries, n_neighbors), intp
         """
+        check_is_fitted(self, "n_samples_fit_")
         loo = X is None
         n_fit = self.n_samples_fit_
-        limit = n_fit - 1 if loo else n_fit
-        if not (1 <= n_neighbors <= limit):
-            what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
-            raise ValueError(
-                f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}."
-            )
+        n_neighbors = check_n_neighbors(n_neighbors, n_fit, loo)
         if loo:
             Q, q_sqnorm = self._fit_X, self._fit_sqnorm
         else:
-            Q = self._prepare(X)
-            if Q.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {Q.shape[1]} features, but the index was fitted with "
-                    f"{self.n_features_in_} features."
-                )
+            Q = check_query_features(self._prepare(X), self.n_features_in_)
             q_sqnorm = _row_sqnorms(Q)
         n_q = Q.shape[0]
         dist = np.empty((n_q, n_neighbors), dtype=np.float64)
@@ -173,13 +146,7 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts):
         number of BLAS threads, so that a caller's threadpool limit is respected)."""
         if n_q * n_fit * max(self.n_features_in_, 1) < _PARALLEL_MIN_WORK:
             return 1
-        if self.n_jobs is not None:
-            n = (os.cpu_count() or 1) if self.n_jobs < 0 else self.n_jobs
-            return max(1, int(n))
-        from threadpoolctl import threadpool_info
-
-        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
-        return max(1, min(blas) if blas else 1)
+        return resolve_n_jobs(self.n_jobs)
 
 
 def _make_brute(metric="euclidean", n_jobs=None, random_state=None, **params):

@@ -28,6 +28,7 @@ import math
 from ..utils import check_optional_dependency
 from ._approximate import _CandidateBackend
 from ._base import register_backend
+from ._contract import resolve_n_jobs
 
 
 def _faiss(name):
@@ -36,11 +37,8 @@ def _faiss(name):
 
 class _FaissBase(_CandidateBackend):
     def _set_threads(self, faiss):
-        if self.n_jobs is not None:
-            import os
-
-            n = os.cpu_count() if self.n_jobs < 0 else self.n_jobs
-            faiss.omp_set_num_threads(max(1, int(n)))
+        # faiss's thread count is process-wide (OpenMP); set it from the shared rule.
+        faiss.omp_set_num_threads(resolve_n_jobs(self.n_jobs))
 
     def _search(self, Q32, width):
         Q32 = self._X32 if Q32 is None else Q32
@@ -72,7 +70,8 @@ class FaissNeighbors(_FaissBase):
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
     n_jobs : int, optional
-        OpenMP threads for faiss (process-wide setting); None leaves faiss's default.
+        OpenMP threads for faiss (a process-wide setting). None: as many as the
+        BLAS pool holds (the rule of every backend); -1: all cores.
     random_state : ignored
 
     Notes
@@ -84,7 +83,6 @@ class FaissNeighbors(_FaissBase):
 
     exact = True
     _name = "faiss"
-    _param_names = ("metric", "n_jobs", "random_state")
 
     def __init__(self, metric="euclidean", n_jobs=None, random_state=None):
         self.metric = metric
@@ -117,7 +115,6 @@ class FaissIVFNeighbors(_FaissBase):
     """
 
     _name = "faiss-ivf"
-    _param_names = ("metric", "nlist", "nprobe", "n_jobs", "random_state")
 
     def __init__(self, metric="euclidean", nlist=None, nprobe=None, n_jobs=None, random_state=None):
         self.metric = metric
@@ -171,7 +168,6 @@ class FaissHNSWNeighbors(_FaissBase):
     """
 
     _name = "faiss-hnsw"
-    _param_names = ("metric", "M", "ef_construction", "ef_search", "n_jobs", "random_state")
 
     def __init__(self, metric="euclidean", M=32, ef_construction=80, ef_search=64, n_jobs=None,
                  random_state=None):

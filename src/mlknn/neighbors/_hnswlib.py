@@ -8,13 +8,12 @@ below 1 is possible: measure it with :func:`mlknn.neighbors.estimate_recall`.
 Dense input only (sparse input raises an error naming the backend).
 """
 
-import os
-
 import numpy as np
 
 from ..utils import check_optional_dependency
 from ._approximate import _CandidateBackend
 from ._base import register_backend
+from ._contract import resolve_n_jobs
 
 
 class HnswlibNeighbors(_CandidateBackend):
@@ -29,14 +28,14 @@ class HnswlibNeighbors(_CandidateBackend):
     ef : int, default=64
         Search beam; raised to the number of candidates when that is larger.
     n_jobs : int, optional
-        Threads for building and searching (default: all cores).
+        Threads for building and searching. None: as many as the BLAS pool holds
+        (the rule of every backend, usually all cores); -1: all cores.
     random_state : int, optional
         Seed of the level assignment (the multi-threaded build is still not
         bit-reproducible).
     """
 
     _name = "hnswlib"
-    _param_names = ("metric", "M", "ef_construction", "ef", "n_jobs", "random_state")
 
     def __init__(self, metric="euclidean", M=16, ef_construction=100, ef=64, n_jobs=None,
                  random_state=None):
@@ -48,9 +47,7 @@ class HnswlibNeighbors(_CandidateBackend):
         self.random_state = random_state
 
     def _threads(self):
-        if self.n_jobs is None or self.n_jobs < 0:
-            return os.cpu_count() or 1
-        return max(1, int(self.n_jobs))
+        return resolve_n_jobs(self.n_jobs)
 
     def _build(self, X32):
         hnswlib = check_optional_dependency("hnswlib", f"neighbors={self._name!r}")

@@ -36,13 +36,17 @@ approximates anything itself.
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import register_backend
+from ._contract import check_n_neighbors
+from ._exact_kernel import _topk_sorted
 from ._graph import NeighborGraph
 
 
-class PrecomputedNeighbors:
+class PrecomputedNeighbors(BaseEstimator):
     """Backend reading precomputed neighbour graphs or distance matrices.
 
     Parameters
@@ -64,14 +68,6 @@ class PrecomputedNeighbors:
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def get_params(self, deep=True):
-        return {"metric": self.metric, "n_jobs": self.n_jobs, "random_state": self.random_state}
-
-    def set_params(self, **params):
-        for key, value in params.items():
-            setattr(self, key, value)
-        return self
 
     @staticmethod
     def _check(G, n_cols=None):
@@ -128,16 +124,11 @@ class PrecomputedNeighbors:
         n_neighbors : int
         return_distance : bool, default=True
         """
+        check_is_fitted(self, "n_samples_fit_")
         loo = X is None
         n_fit = self.n_samples_fit_
-        limit = n_fit - 1 if loo else n_fit
-        if not (1 <= n_neighbors <= limit):
-            what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
-            raise ValueError(
-                f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}."
-            )
+        k = check_n_neighbors(n_neighbors, n_fit, loo)
         G = self._fit_graph if loo else self._check(X, n_fit)
-        k = n_neighbors
         if sp.issparse(G):
             dist, ind = _sparse_topk(G, k, loo)
         else:
@@ -164,10 +155,7 @@ def _sparse_topk(G, k, loo):
             f"with at least {k} neighbours per row (KNeighborsTransformer(n_neighbors={k}, "
             "mode='distance') for the training set)."
         )
-    order = np.lexsort((cols, vals, rows))
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    take = order[starts[:, None] + np.arange(k)[None, :]]
-    return vals[take], cols[take]
+    return _topk_sorted(rows, cols, vals, k, n)
 
 
 def _dense_topk(G, k, loo):

@@ -16,6 +16,7 @@ import numpy as np
 from ..utils import check_optional_dependency
 from ._approximate import _CandidateBackend
 from ._base import register_backend
+from ._contract import resolve_n_jobs
 
 
 class PyNNDescentNeighbors(_CandidateBackend):
@@ -30,12 +31,15 @@ class PyNNDescentNeighbors(_CandidateBackend):
     epsilon : float, default=0.1
         Search slack of ``NNDescent.query`` (higher: better recall, slower).
     n_jobs : int, optional
+        Threads of NN-descent. None: as many as the BLAS pool holds (the rule of
+        every backend, usually all cores); -1: all cores.
     random_state : int, optional
+        Seeds NN-descent's random initialisation and search trees: with a seed and
+        ``n_jobs=1`` the graph is reproducible.
     """
 
     _name = "pynndescent"
     _accepts_sparse = True
-    _param_names = ("metric", "graph_neighbors", "epsilon", "n_jobs", "random_state")
 
     def __init__(self, metric="euclidean", graph_neighbors=30, epsilon=0.1, n_jobs=None,
                  random_state=None):
@@ -55,7 +59,7 @@ class PyNNDescentNeighbors(_CandidateBackend):
             metric="euclidean",
             n_neighbors=self._graph_width,
             random_state=self.random_state,
-            n_jobs=-1 if self.n_jobs is None else self.n_jobs,
+            n_jobs=resolve_n_jobs(self.n_jobs),
             verbose=False,
         )
 

@@ -7,6 +7,7 @@ Serves NeighborhoodClassifier's radius counts (``BruteNeighbors.radius_neighbors
 import numpy as np
 import scipy.sparse as sp
 
+from ._contract import check_query_features
 from ._exact_kernel import (
     _GEMM_RTOL,
     _exact_sqdist,
@@ -73,12 +74,7 @@ class _RadiusCounts:
             if query_indices is not None:
                 raise ValueError("query_indices is only accepted with X=None (leave-one-out queries).")
             rows_fit = None
-            Q = self._prepare(X)
-            if Q.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {Q.shape[1]} features, but the index was fitted with "
-                    f"{self.n_features_in_} features."
-                )
+            Q = check_query_features(self._prepare(X), self.n_features_in_)
             q_sqnorm = _row_sqnorms(Q)
         L = None
         if labels is not None:

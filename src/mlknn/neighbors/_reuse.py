@@ -22,6 +22,7 @@ against exact search.
 import numpy as np
 
 from ._base import build_graph, get_backend
+from ._contract import drop_own_index
 
 
 def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euclidean", n_jobs=None,
@@ -210,19 +211,11 @@ def estimate_recall(index, X_train, X_query=None, n_neighbors=10, n_samples=1000
     exact = BruteNeighbors(metric=getattr(index, "metric", "euclidean")).fit(X_train)
     k = n_neighbors
     if loo:
-        E = _drop_own(exact.kneighbors(Qs, k + 1)[1], rows, k)
+        E = drop_own_index(exact.kneighbors(Qs, k + 1)[1], rows)
         A = (approx_indices[rows, :k] if approx_indices is not None
-             else _drop_own(index.kneighbors(Qs, k + 1)[1], rows, k))
+             else drop_own_index(index.kneighbors(Qs, k + 1)[1], rows))
     else:
         E = exact.kneighbors(Qs, k)[1]
         A = approx_indices[rows, :k] if approx_indices is not None else index.kneighbors(Qs, k)[1]
     return recall_at_k(A, E, k)
 
-
-def _drop_own(ind, rows, k):
-    """(k+1)-wide rows without the point's own index (else without the last column)."""
-    is_self = ind == rows[:, None]
-    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
-    keep = np.ones_like(is_self)
-    keep[np.arange(rows.size), drop] = False
-    return ind[keep].reshape(rows.size, k)

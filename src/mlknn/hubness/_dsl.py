@@ -1,0 +1,121 @@
+"""Local dissimilarity DSL, seed 001 eq 2."""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import gen_batches
+
+from ..neighbors import row_sqnorms
+from ..utils._param_validation import get_chunk_n_rows
+from ._base import _GraphReduction
+
+
+class DisSimLocal(_GraphReduction):
+    """Local dissimilarity DSL, seed 001 eq 2.
+
+    ``DSL(x1, x2) = |x1 - x2|^2 - |x1 - c_k(x1)|^2 - |x2 - c_k(x2)|^2`` with
+    ``c_k(x)`` the mean of x's k nearest neighbours (k = ``n_neighbors``; seed 001
+    section 4.1.2 sets it to the kNN k). Defined for the Euclidean metric only
+    (``metric`` "euclidean" or "sqeuclidean"). The values may be negative: the
+    graph's ``distances`` hold them as they are (sorted), ``primary_distances``
+    the Euclidean distances.
+
+    Parameters
+    ----------
+    n_neighbors : int, optional
+        k; set by the estimator.
+    n_candidates : int, optional
+        Candidate width W (default max(5 k, 100); -1: all training points).
+    metric : {"euclidean", "sqeuclidean"}, default="euclidean"
+    working_memory : float, default=256
+        Megabytes per chunk of query pairs whose centroid the query changes.
+
+    Attributes
+    ----------
+    centroid_sqdist_ : ndarray of shape (n_train,)
+        ``|x - c_k(x)|^2`` of every training point (leave-one-out neighbours).
+    fit_graph_ : HubnessGraph
+
+    See Also
+    --------
+    LocalScaling, MutualProximity
+
+    References
+    ----------
+    Hara, Suzuki, Kobayashi, Fukumizu, Radovanovic, "Flattening the density
+    gradient for eliminating spatial centrality to reduce hubness", AAAI 2016
+    (seed 001 ref [34]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import BruteNeighbors, build_graph
+    >>> from mlknn.hubness import DisSimLocal
+    >>> X = np.random.default_rng(0).normal(size=(60, 20))
+    >>> index = BruteNeighbors().fit(X)
+    >>> dsl = DisSimLocal(5, n_candidates=30).fit(build_graph(index, None, 30), X)
+    >>> dsl.fit_graph_.indices.shape
+    (60, 5)
+    """
+
+    _needs_X = True
+
+    def _validate(self):
+        super()._validate()
+        if self.metric not in ("euclidean", "sqeuclidean"):
+            raise ValueError(
+                f"The 'metric' parameter of DisSimLocal must be 'euclidean' or 'sqeuclidean' "
+                f"(DSL is defined in Euclidean space). Got {self.metric!r} instead."
+            )
+
+    def _sq(self, d):
+        return d if self.metric == "sqeuclidean" else d * d
+
+    def _fit_stats(self, graph, X):
+        k = self._k()
+        self._X = X
+        self._nbr_k = graph.indices[:, k - 1].copy()  # x_(k), the k-th neighbour
+        self._dk = graph.distances[:, k - 1].copy()
+        C = _centroids(X, graph.indices[:, :k])
+        R = X - C  # x - c_k(x)
+        self._resid = sp.csr_matrix(R) if sp.issparse(R) else np.asarray(R)
+        self.centroid_sqdist_ = row_sqnorms(self._resid)
+
+    def _secondary_train(self, graph):
+        c = self.centroid_sqdist_
+        return self._sq(graph.distances) - c[:, None] - c[graph.indices], None
+
+    def _secondary_query(self, graph, X):
+        k = self._k()
+        ind = graph.indices
+        d = graph.distances
+        Ct = _centroids_from(self._X, ind[:, :k])
+        ct = row_sqnorms(_sub(X, Ct))  # |t - c_k(t)|^2, c_k over t's k nearest in D
+        cx = self.centroid_sqdist_[ind].copy()
+        # Pairs where t enters x's k-neighbourhood (replacing x_(k)): recompute.
+        r, c = np.nonzero(d < self._dk[ind])
+        if r.size:
+            x = ind[r, c]
+            block = get_chunk_n_rows(row_bytes=8 * 4 * max(X.shape[1], 1), working_memory=self.working_memory)
+            for sl in gen_batches(r.size, block):
+                rr, xx, cc = r[sl], x[sl], c[sl]
+                v = _sub(self._resid[xx], _sub(X[rr], self._X[self._nbr_k[xx]]) / k)
+                cx[rr, cc] = row_sqnorms(v)
+        return self._sq(d) - ct[:, None] - cx, None
+
+
+
+def _sub(A, B):
+    out = A - B
+    return sp.csr_matrix(out) if sp.issparse(out) else np.asarray(out)
+
+
+def _centroids(X, nbrs):
+    """Mean of each point's neighbours' rows, as one sparse-by-X product."""
+    n, k = nbrs.shape
+    A = sp.csr_matrix((np.full(n * k, 1.0 / k), nbrs.ravel(), np.arange(0, n * k + 1, k)), shape=(n, X.shape[0]))
+    C = A @ X
+    return sp.csr_matrix(C) if sp.issparse(C) else np.asarray(C)
+
+
+def _centroids_from(X_train, nbrs):
+    return _centroids(X_train, nbrs)

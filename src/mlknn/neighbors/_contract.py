@@ -1,0 +1,137 @@
+"""The ``kneighbors`` contract, once: argument checks, input preparation, leave-one-out
+removal of a point's own index, and the merge of partial top-k lists.
+
+Every backend (brute, the candidate backends, precomputed) and the Dask path use
+these, so that they agree on what is accepted and on the order of the answer:
+distances ascending, ties by the lower training index, ``X=None`` meaning
+leave-one-out (only the point's own index excluded; duplicates kept).
+"""
+
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+
+#: The metrics of mlknn's own kernels (``cosine`` = ``1 - cos``, computed as half the
+#: squared Euclidean distance of the L2-normalised rows).
+METRICS = ("euclidean", "sqeuclidean", "cosine")
+
+
+def check_metric(metric, where):
+    """``metric`` if it is one of :data:`METRICS`, else a ValueError naming ``where``."""
+    if metric not in METRICS:
+        raise ValueError(
+            f"The 'metric' parameter of {where} must be one of {METRICS}. Got {metric!r} instead."
+        )
+    return metric
+
+
+def check_n_neighbors(n_neighbors, n_samples_fit, loo):
+    """``n_neighbors`` as an int in ``[1, n_samples_fit]`` (``n_samples_fit - 1`` for
+    leave-one-out), else a ValueError stating the rule and the value."""
+    limit = n_samples_fit - 1 if loo else n_samples_fit
+    if (
+        isinstance(n_neighbors, bool)
+        or not isinstance(n_neighbors, Integral)
+        or not (1 <= n_neighbors <= limit)
+    ):
+        what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
+        raise ValueError(
+            f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}."
+        )
+    return int(n_neighbors)
+
+
+def check_query_features(Q, n_features_in):
+    """Raise unless the queries have the index's number of features."""
+    if Q.shape[1] != n_features_in:
+        raise ValueError(
+            f"X has {Q.shape[1]} features, but the index was fitted with {n_features_in} features."
+        )
+    return Q
+
+
+def prepare_points(X, metric, *, accept_sparse=True, order=None):
+    """Points as the kernels read them: float32/float64, canonical CSR when sparse
+    (duplicates summed, indices sorted), L2-normalised rows for ``cosine``."""
+    from ._exact_kernel import _l2_normalize
+
+    X = check_array(X, accept_sparse="csr" if accept_sparse else False,
+                    dtype=[np.float64, np.float32], order=order)
+    if sp.issparse(X):
+        X = X.tocsr()
+        X.sum_duplicates()  # also sorts indices; explicit zeros are harmless
+    if metric == "cosine":
+        X = _l2_normalize(X)
+    return X
+
+
+def drop_own_index(ind, own, dist=None):
+    """Leave-one-out rows from rows one wider: each row without its point's own index.
+
+    The own index is removed wherever it appears (with duplicates at distance 0
+    the point need not come first); when it is absent (more duplicates with lower
+    indices than slots) the last column is dropped instead. Removing one element
+    of a sorted row keeps the others sorted.
+
+    Parameters
+    ----------
+    ind : ndarray of shape (n_rows, w)
+    own : ndarray of shape (n_rows,)
+        The training index of each row's point.
+    dist : ndarray of shape (n_rows, w), optional
+        Dropped in step with ``ind``.
+
+    Returns
+    -------
+    ind : ndarray of shape (n_rows, w - 1)
+        And ``dist`` likewise when given, as ``(dist, ind)``.
+    """
+    n, w = ind.shape
+    is_self = ind == np.asarray(own)[:, None]
+    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), w - 1)
+    keep = np.ones_like(is_self)
+    keep[np.arange(n), drop] = False
+    if dist is None:
+        return ind[keep].reshape(n, w - 1)
+    return dist[keep].reshape(n, w - 1), ind[keep].reshape(n, w - 1)
+
+
+def merge_topk(k, *parts):
+    """Merge partial top-k lists ``(distances, indices)`` by (distance, index).
+
+    Parameters
+    ----------
+    k : int
+    *parts : tuples (distances, indices), each of shape (n_queries, k_i)
+
+    Returns
+    -------
+    distances, indices : ndarrays of shape (n_queries, min(k, sum k_i))
+    """
+    dist = np.concatenate([p[0] for p in parts], axis=1) if len(parts) > 1 else parts[0][0]
+    ind = np.concatenate([p[1] for p in parts], axis=1) if len(parts) > 1 else parts[0][1]
+    if dist.shape[1] == 0:
+        return dist, ind
+    order = np.lexsort((ind, dist), axis=-1)[:, :k]
+    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
+
+
+def resolve_n_jobs(n_jobs):
+    """Threads a backend uses for ``n_jobs``; the same rule on every backend.
+
+    ``None``: as many as the process's BLAS thread pool holds (so a caller's
+    ``threadpoolctl.threadpool_limits`` is respected; usually all cores); ``-1``
+    (any negative value): all cores; ``n >= 1``: n threads.
+    """
+    import os
+
+    if n_jobs is None:
+        from threadpoolctl import threadpool_info
+
+        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+        return max(1, min(blas) if blas else (os.cpu_count() or 1))
+    if n_jobs < 0:
+        return os.cpu_count() or 1
+    return max(1, int(n_jobs))
