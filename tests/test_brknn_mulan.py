@@ -249,3 +249,21 @@ def test_persistence_keeps_the_tie_stream(tmp_path):
     restored = load(save(clf, tmp_path / "brknnb.npz"))
     assert restored.tie_random_state_ == clf.tie_random_state_
     np.testing.assert_array_equal(restored.predict(Xq[10:]).toarray(), clf.predict(Xq[10:]).toarray())
+
+
+# Bipartitions printed once by a Java transcription of MULAN's labelsFromConfidences2 / 3
+# (java.util.Random(1), Java doubles, Math.round, a stable sort by (confidence, index)),
+# run on the tie-extended neighbourhoods of grid_problem(4, q=6, density=0.15) at k = 3.
+JAVA_EXTA = ("000010 001000 000100 000100 010000 001000 000001 000100 100000 010000 010000 000001 001000 "
+             "001000 001000 010000 100000 010000 010000 000001 010000 010000 010000 010000 000100 000100 "
+             "001000 001000 000100 001000 000100 000010 001000 000100 001000 010000 001000 001000 010000 000001")
+JAVA_EXTB = ("001000 000100 000100 000100 010000 001000 000001 000100 100000 010000 010000 001000 001000 "
+             "001000 001000 010000 100000 010000 010000 010000 010000 011000 010000 010001 000100 000100 "
+             "001000 001000 000010 001000 000100 010000 001000 000100 000100 010000 001000 001000 010000 100000")
+
+
+@pytest.mark.parametrize("cls,expected", [(BRkNNa, JAVA_EXTA), (BRkNNb, JAVA_EXTB)])
+def test_draws_match_a_java_run(cls, expected):
+    X, Y, Xq = grid_problem(4, q=6, density=0.15)
+    pred = cls(3, variant="mulan").fit(X, Y).predict(Xq)
+    assert " ".join("".join(map(str, row)) for row in pred) == expected
