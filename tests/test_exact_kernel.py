@@ -110,3 +110,22 @@ def test_tie_heavy_integer_data_and_duplicates_match_loop_reference(n):
         want = loop_knn(X, Q, k)
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_sparse_augmented_keys_equal_half_norm_minus_product(binary):
+    # [X, |x|^2/2] @ [-q; 1] must give bit for bit |x|^2/2 - X q (the keys before
+    # the augmentation), in float32 for binary data and float64 otherwise.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    X = sp.random(300, 40, density=0.2, random_state=2, format="csr")
+    X.data = np.ones_like(X.data) if binary else rng.standard_normal(X.nnz)
+    index = BruteNeighbors().fit(X)
+    Q = X[:30]
+    dt = np.float32 if binary else np.float64
+    V = index._transposed_keys(Q)
+    half = (0.5 * np.asarray(X.multiply(X).sum(axis=1)).ravel()).astype(dt)
+    want = half[:, None] - np.asarray(X.astype(dt) @ Q.T.toarray().astype(dt))
+    assert V.dtype == dt and V.shape == (300, 30)
+    np.testing.assert_array_equal(V, want)
