@@ -106,7 +106,7 @@ def test_export_and_report(tmp_path, capsys):
     code, out = _run(["report", str(db), "--out", str(out_dir), "--metrics", "macro_auc,hamming_loss"], capsys)
     assert code == 0, out
     html = (out_dir / "report.html").read_text()
-    assert html.count("data:image/png;base64,") >= 4  # metric vs k, radius placeholder, k-occurrence, co-occurrence
+    assert html.count("data:image/png;base64,") >= 3  # metric vs k, k-occurrence, co-occurrence (no placeholders)
     assert "k-occurrence" in html and "label co-occurrence" in html.lower()
 
 
@@ -133,12 +133,18 @@ def test_grid_on_benchmark_data_then_report(tmp_path, capsys, data_dir, monkeypa
                       "--repeats", "1", "--db", str(db)], capsys)  # fmt: skip
     assert code == 0, out
     assert _count(db) == 2 * 2 * 2 * len(METRIC_NAMES)
+    # raw emotions: the run says so and names the option (issue 14 point 6)
+    assert "emotions: the feature ranges differ by a factor of" in out and "--scaling minmax" in out
+    assert "yeast: the feature ranges" not in out
     code, out = _run(["report", str(db), "--out", str(tmp_path / "rep"), "--metrics", "macro_auc"], capsys)
     assert code == 0, out
     html = (tmp_path / "rep" / "report.html").read_text()
-    for caption in ("Critical-difference diagram", "metric versus k", "metric versus radius",
-                    "k-occurrence distribution of emotions", "Label co-occurrence P(q | r) of yeast"):  # fmt: skip
+    for caption in ("k-occurrence distribution of emotions", "Label co-occurrence P(q | r) of yeast",
+                    "emotions: raw features (no scaling)", "they are run from 10"):  # fmt: skip
         assert caption in html
+    # two datasets, one k, no bmlknn: no CD diagram, no curves, no placeholders
+    for absent in ("Critical-difference diagram", "metric versus k", "metric versus radius", "no data"):
+        assert absent not in html
 
 
 # ----------------------------------------------------------------- issue 14

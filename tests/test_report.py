@@ -58,17 +58,30 @@ def test_report_writes_markdown_and_self_contained_html(small_db, tmp_path):
     assert re.search(r"\d\.\d{3}\(\d(\.5)?\) ± \d\.\d{3}", md)
     # the seed 000 layout with t-test markers and AvRank
     assert "AvRank" in md and ("◦" in md or "•" in md)
-    assert "Friedman (macro_auc)" in md and "Nemenyi CD" in md and "pairwise Wilcoxon" in md
-    # metric versus k (the grid has k = 3, 5) and the radius placeholder (no bmlknn results)
-    assert "metric versus k" in md and "no bmlknn results with several radii" in md
+    # 3 datasets: the rank tests across datasets are not run, and the report says why
+    assert "Friedman (macro_auc)" not in md and "3 dataset(s) have complete results here; they are run from 10" in md
+    # metric versus k (the grid has k = 3, 5); no radius figure (no bmlknn results), no placeholder
+    assert "metric versus k" in md and "metric versus radius" not in md and "no data" not in md
     assert "run time (s)" in md
+    # a paper's results section: setup in words, then one summary table first
+    assert "{" not in md.split("**Summary**")[0]  # no raw JSON before the numbers
+    assert md.index("**Summary**") < md.index("**macro_auc (higher is better)**")
+    assert "Younes et al. (2011)" in md and "seed 00" not in md
+    assert "Dietterich's (1998) 5x2cv paired t-test" in md
 
 
-def test_report_dataset_figures_with_placeholder_for_unloadable_data(small_db, tmp_path):
+def test_report_runs_the_rank_tests_with_enough_datasets(small_db, tmp_path):
+    paths = build_report(small_db, tmp_path / "r", metrics=["macro_auc"], dataset_figures=False, min_datasets=3)
+    md = paths["markdown"].read_text()
+    assert "Friedman (macro_auc)" in md and "Nemenyi CD" in md and "pairwise Wilcoxon" in md
+    assert any(p.name.startswith("g0_cd_") for p in paths["figures"])
+
+
+def test_report_dataset_figures_left_out_for_unloadable_data(small_db, tmp_path):
     paths = build_report(small_db, tmp_path / "rep", metrics=["macro_auc"])
     names = {p.stem for p in paths["figures"]}
-    assert {"kocc_d1", "cooc_d1"} <= names  # placeholders: "d1" is not a dataset on disk
-    assert "cannot load the dataset" in paths["markdown"].read_text()
+    assert not any(n.startswith(("kocc_", "cooc_")) for n in names)  # "d1" is not a dataset on disk
+    assert "No figure for: d1 (cannot load the dataset" in paths["markdown"].read_text()
 
 
 def test_report_with_real_dataset_figures(tmp_path, data_dir):
@@ -127,3 +140,66 @@ def test_parameter_curve_display(small_db):
     none = ParameterCurveDisplay.from_results(rows, param="radius", metric="macro_auc").plot()
     assert none.curves == {}
     plt.close("all")
+
+
+def test_report_on_a_dataset_given_by_an_odd_path(tmp_path, data_dir):
+    """Issue 14 point 1: a path (with a space and unicode) as the dataset name gave
+    FileNotFoundError for figures/kocc_/path/...png; tables show the file stem."""
+    import shutil
+
+    folder = tmp_path / "my data"
+    folder.mkdir()
+    arff = folder / "émotions set.arff"
+    shutil.copy(data_dir / "emotions" / "emotions.arff", arff)
+    shutil.copy(data_dir / "emotions" / "emotions.xml", folder / "émotions set.xml")
+    db = tmp_path / "p.db"
+    cfg = ExperimentConfig(datasets=(str(arff),), algorithms=("mlknn",), k=(5,),
+                           protocol=ProtocolConfig("holdout", n_repeats=2, seed=0))  # fmt: skip
+    run_experiment(cfg, db)
+    paths = build_report(db, tmp_path / "rep", metrics=["macro_auc", "hamming_loss"])
+    md = paths["markdown"].read_text()
+    names = [p.name for p in paths["figures"]]
+    assert any(n.startswith("kocc_") for n in names) and any(n.startswith("cooc_") for n in names)
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+\.png", n) for n in names), names
+    assert "k-occurrence distribution of émotions set" in md
+    assert str(folder) not in md.split("## Datasets")[0].replace(str(arff), "")  # tables show the stem
+    assert "| émotions set |" in md
+    assert "Preprocessing (fitted on each training part): émotions set: raw features" in md
+
+
+def test_safe_names_differ_for_different_datasets():
+    from mlknn.report._model import dataset_label, safe_name
+
+    names = ["/a/b c/x.arff", "/a/b_c/x.arff", "émotions", "emotions"]
+    slugs = [safe_name(n) for n in names]
+    assert len(set(slugs)) == 4 and all(re.fullmatch(r"[A-Za-z0-9._-]+", s) for s in slugs)
+    assert safe_name("emotions") == "emotions"
+    assert dataset_label("/data/yeast-train.arff.gz") == "yeast-train" and dataset_label("yeast") == "yeast"
+
+
+def test_cooccurrence_labels_are_cut_with_an_ellipsis():
+    from mlknn.plots._displays import shorten_label
+
+    assert shorten_label("short") == "short"
+    assert shorten_label("amazed-suprised") == "amazed-supris…" and len(shorten_label("x" * 40)) == 14
+    Y = np.array([[1, 0], [1, 1], [0, 1]])
+    d = LabelCooccurrenceDisplay.from_labels(Y, ["a-very-long-label-name", "b"]).plot()
+    ticks = [t.get_text() for t in d.ax_.get_xticklabels()]
+    assert ticks[0].endswith("…") and ticks[1] == "b"
+    plt.close(d.figure_)
+
+
+def test_report_shows_the_cells_warnings(small_db):
+    from mlknn.report._build import build_sections
+    from mlknn.report._render import render
+
+    with ResultsDB(small_db) as rdb:
+        rows = rdb.rows()
+    r0 = next(r for r in rows if r["metric"] == "macro_auc")
+    cell = {k: r0[k] for k in ("dataset", "algorithm", "params", "preprocessing", "search", "protocol", "repeat", "fold")}
+    ws = [dict(cell, stage="fit", category="ConvergenceWarning", message="did not converge\nafter 10 steps", count=3)]
+    md, _, _ = render(build_sections(rows, metrics=["macro_auc"], dataset_figures=False, warnings=ws), "t")
+    assert "Warnings raised while the cells ran" in md
+    assert "| d1 |" in md and "ConvergenceWarning" in md and "did not converge after 10 steps" in md
+    md, _, _ = render(build_sections(rows, metrics=["macro_auc"], dataset_figures=False), "t")
+    assert "Warnings raised" not in md

@@ -335,6 +335,7 @@ def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
         f"[bold]{len(cfg.datasets)}[/] dataset(s) x [bold]{len(specs)}[/] configuration(s) x "
         f"[bold]{cfg.protocol.n_folds()}[/] fold(s) ({cfg.protocol.name}, seed {cfg.protocol.seed}) -> {db}"
     )
+    _warn_unscaled_datasets(cfg, console)
     start = time.perf_counter()
     if scheduler is not None or dask_workers is not None:
         # Fold tasks on a Dask cluster (mlknn.distributed); results streamed into db here.
@@ -354,6 +355,33 @@ def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
     )
     _print_cell_warnings(db, console)
     return info
+
+
+def _warn_unscaled_datasets(cfg, console):
+    """Before a grid: a line for each unscaled dataset whose feature ranges differ by orders
+    of magnitude (the harness searches on the graph, where the estimators cannot check)."""
+    import warnings
+
+    from ..experiments._data import load_dataset
+    from ..utils._validation import FEATURE_SCALE_RATIO, warn_if_unscaled
+
+    for name in cfg.datasets:
+        if cfg.preprocessing_for(name).scaling != "none":
+            continue
+        try:
+            X, _ = load_dataset(name)
+        except Exception:  # noqa: BLE001 - the run itself reports a dataset that cannot load
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ratio = warn_if_unscaled(X)
+        if ratio > FEATURE_SCALE_RATIO:
+            console.print(
+                f"Warning: {name}: the feature ranges differ by a factor of {ratio:.3g} and the features are not "
+                "scaled, so distances are dominated by the widest features; add --scaling minmax (the README's "
+                "numbers are min-max scaled).",
+                markup=False, highlight=False, soft_wrap=True,
+            )  # fmt: skip
 
 
 def _print_cell_warnings(db, console):

@@ -26,6 +26,12 @@ def _no_data(ax, title, why):
     ax.text(0.5, 0.5, f"no data: {why}", ha="center", va="center", transform=ax.transAxes, color="0.4")
 
 
+def shorten_label(text, width=14):
+    """``text`` cut to ``width`` characters, the cut marked by an ellipsis."""
+    text = str(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _natural_key(text):
     """Sort "k=5" before "k=10"."""
     import re
@@ -244,7 +250,7 @@ class LabelCooccurrenceDisplay:
                         ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
                                 color="w" if v < 0.6 else "k")  # fmt: skip
             if self.label_names is not None:
-                short = [n[:14] for n in self.label_names]
+                short = [shorten_label(n) for n in self.label_names]
                 ax.set_xticks(range(q), short, rotation=60, ha="right", fontsize=6)
                 ax.set_yticks(range(q), short, fontsize=6)
         ax.set_title(title, fontsize=10)

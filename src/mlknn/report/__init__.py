@@ -6,24 +6,32 @@
 * ``report.html`` (the same content, figures embedded as base64: one file to
   send around),
 
-with, for every experiment group (same protocol and neighbour search):
+shaped like a paper's results section, for every experiment group (same
+protocol and neighbour search):
 
-* per metric, the table of seed 001 (rows datasets, columns algorithm
-  configurations, ``mean(rank) ± std`` with a bullet on the best, an average
-  rank row and a win/tie/loss row from pairwise Wilcoxon tests over folds),
-  the Friedman / Iman-Davenport test, the Nemenyi critical difference with its
-  diagram, and the pairwise one-sided Wilcoxon p-values with Bonferroni
-  correction;
-* per dataset, the table of seed 000 (rows algorithms, columns metrics,
-  ``mean ± std`` with bullet / circle markers from paired t-tests against the
-  best, an average rank column);
-* run times (fit, predict, shared neighbour search);
-* metric versus k (seed 001 Figures 2-7) and metric versus radius for
-  BML-kNN (seed 002 Figures 2-5), when the database holds such grids;
-* per dataset, the k-occurrence distribution (seed 001 Figure 1) and the
-  label co-occurrence matrix (seed 000 Figure 1), when the data can be loaded.
+* the setup in words (protocol, search, the preprocessing of every dataset);
+* one summary table (configurations x metrics, mean ± sd, best in bold,
+  average rank);
+* per metric, the table of the MLHiKNN paper (rows datasets, ``mean(rank) ±
+  sd``, average rank and win/tie/loss rows);
+* the rank tests across datasets (Friedman / Iman-Davenport, Nemenyi CD
+  diagram, pairwise Wilcoxon with Bonferroni), only with enough datasets
+  (:data:`~mlknn.report._build.MIN_DATASETS_FOR_RANK_TESTS`, after Demšar 2006),
+  else a sentence saying how many are needed and why;
+* per dataset, the table of Younes et al. (2011) transposed (rows metrics),
+  with the fold-wise paired t-test and a test designed for cross-validation
+  (Dietterich's 5x2cv t-test for 5 x 2 CV, else the corrected resampled
+  t-test), each marked;
+* run times; the warnings recorded with the cells;
+* the figures that have data: metric versus k, metric versus radius for
+  BML-kNN, per dataset the k-occurrence distribution and the label
+  co-occurrence matrix.
+
+Tables are split by columns so that the HTML fits a 1280-px window; file names
+of figures are safe for any dataset name (a path, spaces, unicode), and tables
+show a path's file stem.
 """
 
-from ._build import build_report
+from ._build import MIN_DATASETS_FOR_RANK_TESTS, build_report
 
-__all__ = ["build_report"]
+__all__ = ["build_report", "MIN_DATASETS_FOR_RANK_TESTS"]
