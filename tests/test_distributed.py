@@ -26,6 +26,7 @@ import cloudpickle  # noqa: E402  (a dependency of distributed)
 from mlknn._registry import KNN_ESTIMATORS, get_estimator_class  # noqa: E402
 from mlknn.distributed import (  # noqa: E402
     DaskExecutor,
+    DaskNeighbors,
     DistributedKNN,
     kneighbors_graph,
     merge_topk,
@@ -166,6 +167,26 @@ def _problem():
     Q[:2] = X[3]
     Y = (X @ rng.normal(size=(5, 4)) + 0.5 * rng.normal(size=(160, 4)) > 0.3).astype(np.uint8)
     return X, Y, Q
+
+
+def test_dask_backend_honours_the_kneighbors_contract(client):
+    """neighbors="dask": the distributed search as a backend, identical to brute."""
+    from mlknn import MLkNN
+    from mlknn.neighbors import available_backends, get_backend
+
+    X, Y, Q = _problem()
+    assert "dask" in available_backends()
+    for metric in ("euclidean", "cosine"):
+        ref = BruteNeighbors(metric=metric).fit(X)
+        got = get_backend("dask", metric=metric, train_block=48, query_block=15).fit(X)
+        for q in (None, Q):
+            for a, b in zip(got.kneighbors(q, 7), ref.kneighbors(q, 7)):
+                np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="n_samples_fit - 1"):
+        got.kneighbors(None, X.shape[0])
+    est = MLkNN(n_neighbors=6, neighbors=DaskNeighbors(client=client, train_block=48)).fit(X, Y)
+    assert isinstance(est.nn_, DaskNeighbors) and est.nn_.client is client  # cloned, client shared
+    np.testing.assert_array_equal(est.predict_proba(Q), MLkNN(n_neighbors=6).fit(X, Y).predict_proba(Q))
 
 
 _CASES = [(name, {}) for name in KNN_ESTIMATORS] + [

@@ -4,6 +4,8 @@
   workers, identical to :class:`mlknn.neighbors.BruteNeighbors`;
 * :class:`DistributedKNN` -- fit / predict any kNN estimator of mlknn with the
   searches and the scoring on the cluster (identical results);
+* :class:`DaskNeighbors` -- the same search as a neighbours backend,
+  ``neighbors="dask"`` on any kNN estimator (registered on import);
 * :class:`DaskExecutor` / :func:`run_experiment` -- an experiment grid whose fold
   tasks run on the cluster while this process writes the results database.
 
@@ -13,10 +15,17 @@ first use (:func:`mlknn.utils.check_optional_dependency`). See docs/distributed.
 
 from ._estimators import DistributedKNN
 from ._experiments import DaskExecutor, dask_executor, local_client, run_experiment
-from ._graph import TrainingIndex, get_client, kneighbors_graph, merge_topk
+from ._graph import (
+    DaskNeighbors,
+    TrainingIndex,
+    get_client,
+    kneighbors_graph,
+    merge_topk,
+)
 
 __all__ = [
     "DaskExecutor",
+    "DaskNeighbors",
     "DistributedKNN",
     "dask_executor",
     "TrainingIndex",

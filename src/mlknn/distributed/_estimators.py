@@ -36,13 +36,22 @@ The results equal the single-machine estimator's exactly: same graph (see
 """
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import MultiLabelMixin
 from ..neighbors import BruteNeighbors, NeighborGraph, is_exact
-from ._graph import TrainingIndex, _gather_with_recovery, _is_dask_array, _validate_local, get_client
+from ..utils._param_validation import Interval, StrOptions
+from ._graph import (
+    TrainingIndex,
+    _gather_with_recovery,
+    _is_dask_array,
+    _validate_local,
+    get_client,
+)
 
 __all__ = ["DistributedKNN"]
 
@@ -72,40 +81,21 @@ def _check_knn_estimator(estimator):
     return est
 
 
-def _needs_features(est):
-    """Whether fit_from_graph / predict read the training features, not only the graph."""
-    if getattr(est, "include_features", False):
-        return True
-    if hasattr(est, "_radius_counts"):
-        return True
-    reduction = est._hubness_reduction() if hasattr(est, "_hubness_reduction") else None
-    return bool(getattr(reduction, "_needs_X", False))
-
-
-#: Estimators whose scores are computed row by row with no BLAS product, so that
-#: scoring the queries in blocks gives bit-identical results to scoring them at once.
-#: Others (IBLR and MLHiKNN compute ``Z @ coef_.T``: BLAS picks different kernels for
-#: different numbers of rows, and the last bit of a score changes with the block,
-#: even in a single process) are scored on the client unless ``scoring="workers"``.
-#: An estimator class may opt in with a true ``_distributed_row_scoring`` attribute.
-_ROW_SCORING = frozenset({"MLkNN", "DMLkNN", "BMLkNN", "NeighborhoodClassifier", "BRkNN", "BRkNNa", "BRkNNb"})
-#: Hubness reductions whose query transform is row by row and independent of the block.
-#: MP-Gauss sums each query's distances over column blocks sized by the number of
-#: query rows, so its last bit can depend on the block.
-_ROW_HUBNESS = (None, "ls", "mp", "dsl")
-
-
-def _scores_row_by_row(est):
-    cls = type(est)
-    declared = getattr(cls, "_distributed_row_scoring", None)
-    row = bool(declared) if declared is not None else cls.__name__ in _ROW_SCORING and cls.__module__.startswith("mlknn.")
-    hubness = getattr(est, "hubness", None)
-    return row and (hubness in _ROW_HUBNESS)
-
-
-def _needs_index(est):
-    # NeighborhoodClassifier counts the points of a radius beyond the graph through nn_.
-    return hasattr(est, "_radius_counts")
+# What an estimator needs is read from its declared capabilities
+# (``KNNMultiLabelBase.knn_capabilities``), never guessed from private names:
+#
+# * ``"uses_features"``: fit_from_graph / predict read X as well as the graph;
+# * ``"radius_counts"``: it counts radius neighbourhoods through a fitted index
+#   (NeighborhoodClassifier), so a single-machine index is kept;
+# * ``"row_scoring"``: its scores are computed row by row with no BLAS product over
+#   the query rows (hubness reduction included), so scoring the queries in blocks
+#   is bit-identical to scoring them at once. The others (IBLR and MLHiKNN compute
+#   ``Z @ coef_.T``: BLAS picks different kernels for different numbers of rows;
+#   MP-Gauss sums over blocks sized by the rows) are scored on the client unless
+#   ``scoring="workers"``.
+def _capability(est, key):
+    # A missing key reads False: the safe choice (X sent, index kept, client scoring).
+    return bool(est.knn_capabilities().get(key, False))
 
 
 def _score_block(estimator, part, X_block, method):
@@ -179,6 +169,16 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
     client is a connection, not a value to deep-copy).
     """
 
+    _parameter_constraints = {
+        "estimator": "no_validation",  # a kNN estimator of mlknn: checked in fit (TypeError)
+        "client": "no_validation",  # a distributed.Client (a connection, not a value)
+        "train_block": [Interval(Integral, 1, None, closed="left"), None],
+        "query_block": [Interval(Integral, 1, None, closed="left"), None],
+        "retries": [Interval(Integral, 0, None, closed="left")],
+        "scoring": [StrOptions({"auto", "workers", "client"})],
+        "keep_index": ["boolean", StrOptions({"auto"})],
+    }
+
     def __init__(
         self, estimator, client=None, *, train_block=None, query_block=None, retries=1, scoring="auto", keep_index="auto"
     ):
@@ -209,6 +209,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         -------
         self
         """
+        self._validate_params()
         est = _check_knn_estimator(self.estimator)
         client = get_client(self.client, "DistributedKNN.fit")
         if Y is None:
@@ -220,22 +221,19 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
             X, client, metric=est.metric, train_block=self.train_block, query_block=self.query_block, retries=self.retries
         )
         n = train.n_samples_fit_
-        width = est._width_for(n)
-        est._check_n_neighbors(n, width)
-        dist, ind = train.kneighbors(None, width)
+        width = est.search_width(n)
+        dist, ind = train.kneighbors(None, width)  # checks 1 <= width <= n - 1
         graph = NeighborGraph(ind, dist, loo=True)
-        need_index = self.keep_index is True or (self.keep_index == "auto" and _needs_index(est))
+        need_index = self.keep_index is True or (self.keep_index == "auto" and _capability(est, "radius_counts"))
         X_fit = None
         if not _is_dask_array(X):
             X_fit = X
-        elif need_index or _needs_features(est):
+        elif need_index or _capability(est, "uses_features"):
             X_fit = _validate_local(X.compute(), "X")
         index = None
         if need_index:
             index = BruteNeighbors(metric=est.metric).fit(X_fit)
         est.fit_from_graph(graph, Y, X=X_fit, index=index)
-        if X_fit is None:
-            est.n_features_in_ = train.n_features_in_
         self.estimator_ = est
         self.train_ = train
         self.n_features_in_ = train.n_features_in_
@@ -245,16 +243,11 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
 
     # ------------------------------------------------------------ predict
     def _check_fitted(self):
-        if not hasattr(self, "estimator_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("This DistributedKNN instance is not fitted yet; call fit first.")
+        check_is_fitted(self, "estimator_")
 
     def _query_blocks(self, X):
-        if not _is_dask_array(X):
-            from ..base import validate_features
-
-            X = validate_features(self.estimator_, X, reset=False)
+        # TrainingIndex.query_blocks validates X and checks its features against
+        # the training set's (this object's n_features_in_).
         return self.train_.query_blocks(X, self.query_block)
 
     def _scattered_estimator(self):
@@ -267,7 +260,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
     def _apply(self, X, method):
         self._check_fitted()
         queries = self._query_blocks(X)
-        width = self.estimator_._width_for(self.estimator_.n_train_)
+        width = self.estimator_.search_width(self.estimator_.n_train_)
         client = self._client
 
         def build():
@@ -289,18 +282,13 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         X_local = None
         if not _is_dask_array(X):
             X_local = queries.local
-        elif _needs_features(self.estimator_):
+        elif _capability(self.estimator_, "uses_features"):
             X_local = _validate_local(X.compute(), "X")
         return getattr(self.estimator_, method)(NeighborGraph(ind, dist, loo=False), X_local)
 
     def _scoring_mode(self):
-        if self.scoring not in ("auto", "workers", "client"):
-            raise ValueError(
-                f"The 'scoring' parameter of DistributedKNN must be one of ('auto', 'workers', 'client'). "
-                f"Got {self.scoring!r} instead."
-            )
         if self.scoring == "auto":
-            return "workers" if _scores_row_by_row(self.estimator_) else "client"
+            return "workers" if _capability(self.estimator_, "row_scoring") else "client"
         return self.scoring
 
     def predict_proba(self, X):
@@ -315,7 +303,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         """The neighbour graph (``_search_width()`` wide) of X on the cluster (None: training LOO)."""
         self._check_fitted()
         queries = None if X is None else self._query_blocks(X)
-        width = self.estimator_._width_for(self.estimator_.n_train_)
+        width = self.estimator_.search_width(self.estimator_.n_train_)
         dist, ind = self.train_.kneighbors(queries, width)
         return NeighborGraph(ind, dist, loo=X is None)
 

@@ -36,10 +36,19 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
-from ..neighbors import BruteNeighbors, NeighborGraph
+from ..neighbors import (
+    BruteNeighbors,
+    NeighborGraph,
+    check_n_neighbors,
+    drop_own_index,
+    merge_topk,
+    register_backend,
+)
 
-__all__ = ["kneighbors_graph", "get_client"]
+__all__ = ["DaskNeighbors", "kneighbors_graph", "get_client"]
 
 #: Partial top-k lists merged by one reduction task.
 _FAN_IN = 4
@@ -246,35 +255,12 @@ def _block_topk(X_block, Q_block, k, offset, own_start, metric):
     else:
         n_q, kk = Q_block.shape[0], min(k + 1, n_fit)
         dist, ind = index.kneighbors(Q_block, n_neighbors=kk)
-        is_own = ind == (own_start + np.arange(n_q))[:, None]
-        keep = ~is_own
-        keep[~is_own.any(axis=1), -1] = False  # own index beyond the k + 1: drop the last
+        dist, ind = drop_own_index(ind, own_start + np.arange(n_q), dist)
         kk -= 1
-        dist, ind = dist[keep].reshape(n_q, kk), ind[keep].reshape(n_q, kk)
     if kk < 1:
         return np.empty((n_q, 0), dtype=np.float64), np.empty((n_q, 0), dtype=np.intp)
     ind += offset
     return dist, ind
-
-
-def merge_topk(k, *parts):
-    """Merge partial top-k lists ``(distances, indices)`` by (distance, index).
-
-    Parameters
-    ----------
-    k : int
-    *parts : tuples (distances, indices), each of shape (n_queries, k_i)
-
-    Returns
-    -------
-    distances, indices : ndarrays of shape (n_queries, min(k, sum k_i))
-    """
-    dist = np.concatenate([p[0] for p in parts], axis=1)
-    ind = np.concatenate([p[1] for p in parts], axis=1)
-    if dist.shape[1] == 0:
-        return dist, ind
-    order = np.lexsort((ind, dist), axis=-1)[:, :k]
-    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
 
 def _finish(part, metric):
@@ -338,13 +324,7 @@ class TrainingIndex:
             self.blocks.send()
 
     def check_n_neighbors(self, n_neighbors, loo):
-        limit = self.n_samples_fit_ - 1 if loo else self.n_samples_fit_
-        if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or not (
-            1 <= n_neighbors <= limit
-        ):
-            what = "n_samples_fit - 1 (leave-one-out)" if loo else "n_samples_fit"
-            raise ValueError(f"Expected 1 <= n_neighbors <= {what} = {limit}, but n_neighbors = {n_neighbors}.")
-        return int(n_neighbors)
+        return check_n_neighbors(n_neighbors, self.n_samples_fit_, loo)
 
     def query_blocks(self, X_query, query_block=None):
         """:class:`Blocks` of the queries, checked against the training features."""
@@ -515,3 +495,77 @@ def kneighbors_graph(
     queries = None if X_query is None else train.query_blocks(X_query, query_block)
     dist, ind = train.kneighbors(queries, n_neighbors)
     return NeighborGraph(ind, dist, loo=X_query is None)
+
+
+# -------------------------------------------------------------------- backend
+class DaskNeighbors(BaseEstimator):
+    """The distributed exact search as a neighbours backend: ``neighbors="dask"``.
+
+    Registered when :mod:`mlknn.distributed` is imported. Honours the same
+    ``kneighbors`` contract as every backend (answers identical, bit for bit, to
+    ``neighbors="brute"``; ``X=None`` is leave-one-out), so any kNN estimator can
+    search on the cluster with ``MLkNN(neighbors="dask")``; the scoring stays in
+    this process (:class:`DistributedKNN` also moves it to the workers).
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    client : distributed.Client, optional
+        Default: the default client of this process when ``fit`` runs.
+    train_block, query_block : int, optional
+        As for :func:`kneighbors_graph`.
+    retries : int, default=1
+    n_jobs, random_state : ignored
+        The cluster's workers set the parallelism; the search is exact.
+
+    Attributes
+    ----------
+    index_ : TrainingIndex
+    n_samples_fit_, n_features_in_ : int
+
+    Notes
+    -----
+    A fitted estimator holding this backend keeps a connection to the cluster:
+    save it (``mlknn.persistence``) after refitting with a local backend.
+    """
+
+    exact = True
+
+    def __init__(self, metric="euclidean", client=None, *, train_block=None, query_block=None, retries=1,
+                 n_jobs=None, random_state=None):
+        self.metric = metric
+        self.client = client
+        self.train_block = train_block
+        self.query_block = query_block
+        self.retries = retries
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # Share the client (a connection) instead of deep-copying it.
+        params = self.get_params(deep=False)
+        return type(self)(**params)
+
+    def fit(self, X, y=None):
+        """Send the training blocks to the cluster."""
+        client = get_client(self.client, "neighbors='dask'")
+        self.index_ = TrainingIndex(X, client, metric=self.metric, train_block=self.train_block,
+                                    query_block=self.query_block, retries=self.retries)
+        self.n_samples_fit_ = self.index_.n_samples_fit_
+        self.n_features_in_ = self.index_.n_features_in_
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+        """The ``n_neighbors`` nearest training points of each query (None: leave-one-out)."""
+        check_is_fitted(self, "index_")
+        k = check_n_neighbors(n_neighbors, self.n_samples_fit_, X is None)
+        queries = None if X is None else self.index_.query_blocks(X, self.query_block)
+        dist, ind = self.index_.kneighbors(queries, k)
+        return (dist, ind) if return_distance else ind
+
+
+def _make_dask(metric="euclidean", n_jobs=None, random_state=None, **params):
+    return DaskNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+
+
+register_backend("dask", _make_dask, exact=True, requires="distributed")
