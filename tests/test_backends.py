@@ -53,7 +53,8 @@ def _param(name):
         marks.append(
             pytest.mark.skipif(
                 importlib.util.find_spec(module) is None,
-                reason=f"{module} is not installed: pip install 'mlknn[{extra}]'",
+                reason=f"{module} is not installed: pip install 'mlknn[{extra}]'"
+                + (" (no binary wheel: builds with g++ and the Python headers)" if module == "hnswlib" else ""),
             )
         )
     if name == "pynndescent":

@@ -60,7 +60,7 @@ def _setup_section(idx, g, recall_rows):
     if any(json.loads(p).get("scaling", "none") == "none" for _, p in g.datasets):
         s.paragraphs.append(
             "Raw features: distance-based methods are sensitive to the feature ranges (on emotions ML-kNN's "
-            "macro AUC is about 0.70 raw and 0.84 min-max scaled); rerun with `--scaling minmax` to compare with "
+            "macro AUC is 0.68-0.73 raw and about 0.84 min-max scaled); rerun with `--scaling minmax` to compare with "
             "published numbers, which are mostly on scaled features."
         )
     if g.hidden:
