@@ -134,8 +134,7 @@ def run_real(datasets, estimators, ks, limit):
         Ytr, Yte = sp.csr_array(tr.Y), sp.csr_array(te.Y)
         w = inverse_propensity(Ytr, A=0.55, B=1.5)
         print(
-            f"[real] {ds}: train {tr.X.shape}, test {te.X.shape}, q={Ytr.shape[1]}, "
-            f"load {load_average()}",
+            f"[real] {ds}: train {tr.X.shape}, test {te.X.shape}, q={Ytr.shape[1]}, load {load_average()}",
             flush=True,
         )
         for features, metric in CONFIGS:
@@ -261,9 +260,7 @@ def real_tables(rows):
                 "yes" if reach is True else ("no" if reach is False else ""),
             ]
             if ova:
-                line.append(
-                    " / ".join(f"{r[m] - ova[m]:+.2f}" for m in ("P@1", "P@3", "P@5"))
-                )
+                line.append(" / ".join(f"{r[m] - ova[m]:+.2f}" for m in ("P@1", "P@3", "P@5")))
             summary.append(line)
         head = [
             "estimator",
@@ -286,61 +283,8 @@ def real_tables(rows):
 # Section "scale"
 # --------------------------------------------------------------------------
 
-_SCALE_CHILD = r"""
-import json, os, resource, sys, time
-sys.path.insert(0, {bench!r})
-import numpy as np
-from mlknn import MLkNN
-from mlknn.datasets import make_extreme_multilabel
-from mlknn.metrics import inverse_propensity, precision_at_k, psprecision_at_k, recall_at_k
-from mlknn.neighbors import build_graph, get_backend
-
-def rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-cfg = json.loads({cfg!r})
-out = {{"load_start": " ".join(f"{{x:.1f}}" for x in os.getloadavg())}}
-t = time.perf_counter()
-data = make_extreme_multilabel(cfg["n_train"] + cfg["n_test"], n_features=cfg["d"], n_labels=cfg["q"], random_state=0)
-n = cfg["n_train"]
-Xtr, Xte, Ytr, Yte = data.X[:n], data.X[n:], data.Y[:n], data.Y[n:]
-del data
-out["generate_s"] = time.perf_counter() - t
-out["rss_after_data_mb"] = rss_mb()
-out["nnz_train"] = int(Ytr.nnz)
-steps = {{}}
-t0 = time.perf_counter()
-t = t0
-index = get_backend(cfg["backend"], metric="cosine", n_jobs=cfg["n_jobs"], random_state=0).fit(Xtr)
-steps["index_s"] = time.perf_counter() - t; t = time.perf_counter()
-G_train = build_graph(index, None, cfg["k"])
-steps["loo_graph_s"] = time.perf_counter() - t; t = time.perf_counter()
-est = MLkNN(n_neighbors=cfg["k"], neighbors=cfg["backend"], metric="cosine").fit_from_graph(G_train, Ytr, index=index)
-steps["fit_s"] = time.perf_counter() - t; t = time.perf_counter()
-G_test = build_graph(index, Xte, cfg["k"])
-steps["query_graph_s"] = time.perf_counter() - t; t = time.perf_counter()
-labels, scores = est.predict_topk_from_graph(G_test, k=5)
-steps["predict_topk_s"] = time.perf_counter() - t
-out["total_s"] = time.perf_counter() - t0
-out.update(steps)
-out["peak_rss_mb"] = rss_mb()
-w = inverse_propensity(Ytr)
-for k in (1, 3, 5):
-    out[f"P@{{k}}"] = 100 * precision_at_k(Yte, (labels, scores), k=k)
-    out[f"PSP@{{k}}"] = 100 * psprecision_at_k(Yte, (labels, scores), w, k=k)
-    out[f"R@{{k}}"] = 100 * recall_at_k(Yte, (labels, scores), k=k)
-if cfg["backend"] != "brute":
-    est.nn_ = index
-    out["graph_recall@k"] = float(est.neighbor_recall(Xte, n_samples=1000, random_state=0))
-try:
-    from threadpoolctl import threadpool_info
-    out["blas"] = "; ".join(f"{{p['internal_api']}} {{p.get('version', '')}} {{p.get('architecture', '')}} ({{p['num_threads']}} threads)"
-                            for p in threadpool_info() if p["user_api"] == "blas")
-except Exception:
-    pass
-out["load_end"] = " ".join(f"{{x:.1f}}" for x in os.getloadavg())
-print("RESULT " + json.dumps(out))
-"""
+#: The child process of one scale cell (its peak RSS is the cell's own).
+_SCALE_CHILD = HERE / "_xc_scale_child.py"
 
 
 def run_scale(n_train, n_test, qs, backends, d, k, n_jobs, limit):
@@ -358,7 +302,6 @@ def run_scale(n_train, n_test, qs, backends, d, k, n_jobs, limit):
                 "backend": backend,
                 "n_jobs": n_jobs,
             }
-            code = _SCALE_CHILD.format(bench=str(HERE), cfg=json.dumps(cfg))
             print(
                 f"[scale] q={q} {backend} n_train={n_train} n_test={n_test} (load {load_average()})",
                 flush=True,
@@ -366,7 +309,7 @@ def run_scale(n_train, n_test, qs, backends, d, k, n_jobs, limit):
             t = time.perf_counter()
             try:
                 proc = subprocess.run(
-                    [sys.executable, "-c", code],
+                    [sys.executable, str(_SCALE_CHILD), json.dumps(cfg)],
                     capture_output=True,
                     text=True,
                     timeout=limit,
@@ -376,11 +319,7 @@ def run_scale(n_train, n_test, qs, backends, d, k, n_jobs, limit):
                     (ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")),
                     None,
                 )
-                res = (
-                    json.loads(line[7:])
-                    if line
-                    else {"error": (proc.stderr or proc.stdout)[-300:]}
-                )
+                res = json.loads(line[7:]) if line else {"error": (proc.stderr or proc.stdout)[-300:]}
             except subprocess.TimeoutExpired:
                 res = {"error": f"did not finish within the {limit:.0f} s limit"}
             res.update(cfg, wall_child_s=time.perf_counter() - t)
@@ -411,9 +350,7 @@ def scale_table(rows):
     body = []
     for r in rows:
         if "error" in r:
-            body.append(
-                [r["q"], r["backend"], *[""] * (len(head) - 3), r["error"][:120]]
-            )
+            body.append([r["q"], r["backend"], *[""] * (len(head) - 3), r["error"][:120]])
             continue
         body.append(
             [
@@ -433,9 +370,7 @@ def scale_table(rows):
                 round(r["peak_rss_mb"]),
                 round(r["rss_after_data_mb"]),
                 *(round(r[m], 2) for m in ("P@1", "P@3", "P@5", "PSP@1")),
-                round(r.get("graph_recall@k", 1.0), 3)
-                if r["backend"] != "brute"
-                else "exact",
+                round(r.get("graph_recall@k", 1.0), 3) if r["backend"] != "brute" else "exact",
                 f"{r['load_start']} / {r['load_end']}",
             ]
         )
@@ -481,8 +416,7 @@ def write_outputs(info, real_rows, scale_rows, args):
             lambda r: (r["n_train"], r["q"], r["backend"]),
         )
     parts = [
-        "Runs (the machine is shared with other jobs: times are indicative, compare "
-        "rows of one run):\n",
+        "Runs (the machine is shared with other jobs: times are indicative, compare rows of one run):\n",
         *[f"* {r}" for r in runs],
         "",
     ]
