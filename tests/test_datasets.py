@@ -704,3 +704,14 @@ def test_other_formats_say_which_are_read(tmp_path, name):
 def test_unknown_name_suggests_the_closest(data_dir):
     with pytest.raises(ValueError, match="did you mean 'emotions'"):
         load("emotion")
+
+
+def test_fixed_split_by_paths_has_one_label_set(data_dir):
+    """Issue 14 point 5: load(train_path) and load(test_path) give the same columns."""
+    train = load(data_dir / "emotions" / "emotions-train.arff")
+    test = load(data_dir / "emotions" / "emotions-test.arff")
+    assert train.label_names == test.label_names and train.feature_names == test.feature_names
+    assert train.X.shape == (391, 72) and test.X.shape == (202, 72)
+    whole = load("emotions", split="train")
+    np.testing.assert_array_equal(train.X, whole.X)
+    np.testing.assert_array_equal(train.Y, whole.Y)

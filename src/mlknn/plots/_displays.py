@@ -295,48 +295,17 @@ class ParameterCurveDisplay:
         greater_is_better : bool, optional
             Default from :data:`mlknn.metrics.GREATER_IS_BETTER`.
         """
-        import json
-
         from ..metrics import GREATER_IS_BETTER
 
         gib = GREATER_IS_BETTER.get(metric, True) if greater_is_better is None else greater_is_better
-        by = {}
-        for r in rows:
-            if r["metric"] != metric or (algorithms is not None and r["algorithm"] not in algorithms):
-                continue
-            params = json.loads(r["params"])
-            if param not in params:
-                continue
-            x = params[param]
-            if not isinstance(x, (int, float)) or isinstance(x, bool):
-                continue
-            rest = tuple(sorted(("k" if k == "n_neighbors" else k, str(v)) for k, v in params.items() if k != param))
-            line = r["algorithm"] + ("" if not rest else "(" + ", ".join(f"{k}={v}" for k, v in rest) + ")")
-            by.setdefault((r["dataset"], line, float(x)), []).append(r["value"])
-        means = {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
+        means = _curve_means(rows, param, metric, algorithms)
         lines = sorted({k[1] for k in means}, key=_natural_key)
-        curves = {}
         if dataset is not None:
-            for line in lines:
-                xs = sorted(x for (d, ln, x) in means if d == dataset and ln == line)
-                if len(xs) >= 1:
-                    curves[line] = (np.array(xs), np.array([means[(dataset, line, x)] for x in xs]))
-            ylabel = metric
-            ttl = title or f"{metric} versus {param}: {dataset}"
+            curves = _dataset_curves(means, lines, dataset)
+            ylabel, ttl = metric, title or f"{metric} versus {param}: {dataset}"
         else:
-            combos = sorted({(ln, x) for (_, ln, x) in means})
-            datasets = sorted({d for (d, _, _) in means})
-            table = np.array([[means.get((d, ln, x), np.nan) for (ln, x) in combos] for d in datasets])
-            full = ~np.any(np.isnan(table), axis=1) if table.size else np.array([], bool)
-            if table.size and full.any():
-                from ..stats import average_ranks
-
-                _, avg = average_ranks(table[full], gib)
-                for line in lines:
-                    idx = [i for i, (ln, _) in enumerate(combos) if ln == line]
-                    curves[line] = (np.array([combos[i][1] for i in idx]), avg[idx])
+            curves, n = _rank_curves(means, lines, gib)
             ylabel = f"average rank ({metric})"
-            n = int(full.sum()) if table.size else 0
             ttl = title or f"average rank on {metric} versus {param} ({n} datasets)"
         curves = {k: v for k, v in curves.items() if len(v[0]) >= 2}
         return cls(curves, param, ylabel, ttl)
@@ -371,3 +340,50 @@ class ParameterCurveDisplay:
         ax.grid(alpha=0.3)
         self.figure_, self.ax_ = fig, ax
         return self
+
+
+# ---------------------------------------------- steps of ParameterCurveDisplay.from_results
+def _curve_means(rows, param, metric, algorithms):
+    """{(dataset, line, x): mean over folds}; a line is an algorithm with its other parameters."""
+    import json
+
+    by = {}
+    for r in rows:
+        if r["metric"] != metric or (algorithms is not None and r["algorithm"] not in algorithms):
+            continue
+        params = json.loads(r["params"])
+        x = params.get(param)
+        if x is None or not isinstance(x, (int, float)) or isinstance(x, bool):
+            continue
+        rest = tuple(sorted(("k" if k == "n_neighbors" else k, str(v)) for k, v in params.items() if k != param))
+        line = r["algorithm"] + ("" if not rest else "(" + ", ".join(f"{k}={v}" for k, v in rest) + ")")
+        by.setdefault((r["dataset"], line, float(x)), []).append(r["value"])
+    return {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
+
+
+def _dataset_curves(means, lines, dataset):
+    """One dataset: the mean metric of every line at each x."""
+    curves = {}
+    for line in lines:
+        xs = sorted(x for (d, ln, x) in means if d == dataset and ln == line)
+        if xs:
+            curves[line] = (np.array(xs), np.array([means[(dataset, line, x)] for x in xs]))
+    return curves
+
+
+def _rank_curves(means, lines, gib):
+    """Every dataset: the average rank of every (line, x) among all combinations
+    (seed 001, Figures 2-7); returns (curves, number of datasets ranked)."""
+    combos = sorted({(ln, x) for (_, ln, x) in means})
+    datasets = sorted({d for (d, _, _) in means})
+    table = np.array([[means.get((d, ln, x), np.nan) for (ln, x) in combos] for d in datasets])
+    full = ~np.any(np.isnan(table), axis=1) if table.size else np.array([], bool)
+    curves = {}
+    if table.size and full.any():
+        from ..stats import average_ranks
+
+        _, avg = average_ranks(table[full], gib)
+        for line in lines:
+            idx = [i for i, (ln, _) in enumerate(combos) if ln == line]
+            curves[line] = (np.array([combos[i][1] for i in idx]), avg[idx])
+    return curves, int(full.sum()) if table.size else 0
