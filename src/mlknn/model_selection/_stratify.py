@@ -21,9 +21,10 @@ Algorithm 1 of Sechidis et al. (as ``iterstrat.ml_stratifiers.IterativeStratific
 3. examples without any unassigned label left go, in row order, to the fold
    that wants the most examples (ties at random).
 
-Cost: O(nnz(Y)) to build the column index, O(labels still in play) per
-chosen label for the minimum search (at most q choices; the rare labels, chosen
-first, leave the search once assigned) and O(n_splits) per example; memory
+Cost: O(nnz(Y)) to build the column index, O(n_splits) per example, and
+for the label with the fewest examples an incrementally kept tie set
+(:class:`_FewestLabels`: O(ties + labels touched) per choice, a rescan of the
+labels still in play only when the minimum changes); memory
 O(nnz(Y) + n + n_splits q), never an (n, q) array. The assignment is
 sequential by definition (each choice changes the next one's wishes), so the
 examples are visited by a Python loop, as in ``iterstrat``.
@@ -34,11 +35,74 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 
+def _draw(rng, n):
+    """``rng.choice(n)``, as iterstrat draws a tie: for a ``RandomState`` that is
+    ``randint(0, n)`` (the legacy stream is frozen, NEP 19), called directly
+    because it is 3x cheaper and there is one draw per tied choice."""
+    return rng.randint(0, n)
+
+
 def _pick(candidates, rng):
-    """``candidates[0]`` if alone, else one drawn as iterstrat draws (``rng.choice(len)``)."""
+    """``candidates[0]`` if alone, else one drawn as iterstrat draws."""
     if candidates.shape[0] > 1:
-        return candidates[rng.choice(candidates.shape[0])]
+        return candidates[_draw(rng, candidates.shape[0])]
     return candidates[0]
+
+
+def _most_wanted(wanted, folds, rng):
+    """Among ``folds``, the one that wants the most examples; ties drawn as iterstrat draws them."""
+    top = max(wanted[f] for f in folds)
+    most = [f for f in folds if wanted[f] == top]
+    return most[_draw(rng, len(most))] if len(most) > 1 else most[0]
+
+
+def _row_labels(Y, rows, fold_of_row):
+    """The labels of ``rows`` of a CSR Y, concatenated, and the fold of each entry."""
+    starts = Y.indptr[rows]
+    lengths = Y.indptr[rows + 1] - starts
+    offsets = np.arange(lengths.sum()) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return Y.indices[offsets], np.repeat(np.asarray(fold_of_row, dtype=np.intp), lengths)
+
+
+class _FewestLabels:
+    """The labels with the fewest (but at least one) unassigned examples, ascending.
+
+    ``ties`` equals ``np.flatnonzero(remaining == remaining[remaining > 0].min())``
+    before every choice of step 2 (empty when no label has examples left), kept
+    up to date from the labels whose counts went down instead of rescanning all
+    q labels: a choice leaves the minimum unchanged unless a count falls below
+    it (then, or when no tie is left, one rescan of the labels still in play).
+    Most labels of a power-law label space have one or two examples, so the tie
+    set is long and a rescan per choice (q per choice) would dominate.
+    """
+
+    def __init__(self, remaining):
+        self.remaining = remaining  # decremented by the caller
+        self.live = np.flatnonzero(remaining > 0)
+        self._rescan()
+
+    def _rescan(self):
+        self.live = self.live[self.remaining[self.live] > 0]
+        left = self.remaining[self.live]
+        self.fewest = left.min() if left.size else 0
+        self.ties = self.live[left == self.fewest]
+
+    def update(self, labels, decrements):
+        """After ``remaining[labels]`` went down by ``decrements`` (``labels`` unique, ascending)."""
+        new = self.remaining[labels]
+        old = new + decrements
+        m = self.fewest
+        if np.any((new >= 1) & (new < m)):
+            self._rescan()  # a new, lower minimum
+            return
+        leaving = labels[(old == m) & (new != m)]  # down to 0
+        arriving = labels[(old != m) & (new == m)]  # down to the minimum
+        if leaving.size:
+            self.ties = np.delete(self.ties, np.searchsorted(self.ties, leaving))
+        if arriving.size:
+            self.ties = np.insert(self.ties, np.searchsorted(self.ties, arriving), arriving)
+        if not self.ties.size:
+            self._rescan()  # the minimum went up
 
 
 def iterative_stratification(Y, ratios, random_state):
@@ -68,39 +132,42 @@ def iterative_stratification(Y, ratios, random_state):
     rows_of.sort_indices()
     counts = np.diff(rows_of.indptr).astype(np.int64)
     remaining = counts.copy()  # unassigned examples of each label
-    wanted = r * n  # c_folds
+    wanted = (r * n).tolist()  # c_folds (Python floats: the same doubles, cheaper to read one by one)
     wanted_labels = np.outer(r, counts)  # c_folds_labels: (n_folds, q)
     folds = np.zeros(n, dtype=int)
     unassigned = np.ones(n, dtype=bool)
-    live = np.flatnonzero(remaining > 0)  # ascending; labels drop out as their examples are assigned
-    while unassigned.any():
-        left = remaining[live]
-        positive = left > 0
-        if not positive.any():
+    n_left = n
+    fewest = _FewestLabels(remaining)
+    while n_left:
+        if fewest.ties.size == 0:
             for i in np.flatnonzero(unassigned):  # step 3
-                f = _pick(np.flatnonzero(wanted == wanted.max()), rng=random_state)
+                f = _most_wanted(wanted, range(len(wanted)), random_state)
                 folds[i] = f
                 wanted[f] -= 1
             break
-        if 2 * np.count_nonzero(positive) < live.size:  # compact: the search stays O(labels still in play)
-            live, left = live[positive], left[positive]
-        fewest = left[left > 0].min()
-        label = _pick(live[np.flatnonzero(left == fewest)], rng=random_state)
+        label = _pick(fewest.ties, rng=random_state)
         rows = rows_of.indices[rows_of.indptr[label] : rows_of.indptr[label + 1]]
-        for i in rows[unassigned[rows]]:  # step 2, in row order
-            want = wanted_labels[:, label]
-            best = np.flatnonzero(want == want.max())
-            if best.shape[0] > 1:
-                most = np.flatnonzero(wanted[best] == wanted[best].max())
-                f = best[most[random_state.choice(most.shape[0])]] if most.shape[0] > 1 else best[most[0]]
-            else:
-                f = best[0]
-            folds[i] = f
-            unassigned[i] = False
-            own = Y.indices[Y.indptr[i] : Y.indptr[i + 1]]
-            wanted_labels[f, own] -= 1
+        assigned = rows[unassigned[rows]]
+        # Step 2, in row order. Within one choice only this label's wishes and the
+        # folds' sizes are read, so they are updated one example at a time; the
+        # other labels' wishes and counts once, after the choice (same values).
+        want = wanted_labels[:, label].tolist()
+        chosen = []
+        for _ in range(assigned.size):
+            top = max(want)
+            best = [j for j, w in enumerate(want) if w == top]
+            f = _most_wanted(wanted, best, random_state) if len(best) > 1 else best[0]
+            chosen.append(f)
+            want[f] -= 1
             wanted[f] -= 1
-            remaining[own] -= 1
+        folds[assigned] = chosen
+        unassigned[assigned] = False
+        n_left -= assigned.size
+        touched, fold_of = _row_labels(Y, assigned, chosen)
+        np.subtract.at(wanted_labels, (fold_of, touched), 1)
+        labels, decrements = np.unique(touched, return_counts=True)
+        remaining[labels] -= decrements
+        fewest.update(labels, decrements)
     return folds
 
 
