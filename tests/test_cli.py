@@ -215,6 +215,8 @@ def test_single_run_refuses_grid_options_only(capsys):
     assert code == 1 and "--protocol need DATASET arguments" in out
     code, out = _run(["run", "--param", "nope=1"], capsys)
     assert code == 1 and "'--param' option of a single run" in out
+    code, out = _run(["run", "--algorithm", "mlknnn"], capsys)
+    assert code == 1 and "did you mean 'mlknn'" in out
 
 
 def test_export_writes_csv_to_stdout(tmp_path, capsys):

@@ -103,6 +103,22 @@ def _parse_ks(text):
     return out
 
 
+def _estimator_class(algorithm):
+    """The registry's class for ``algorithm``; an unknown name gets a did-you-mean."""
+    import difflib
+
+    from .._registry import ESTIMATORS, get_estimator_class
+
+    if algorithm.lower() not in ESTIMATORS:
+        close = difflib.get_close_matches(algorithm.lower(), sorted(ESTIMATORS), n=2, cutoff=0.6)
+        if close:
+            raise ValueError(
+                f"Unknown algorithm {algorithm!r}; did you mean {' or '.join(map(repr, close))}? "
+                f"Known algorithms: {', '.join(sorted(ESTIMATORS))}."
+            )
+    return get_estimator_class(algorithm)
+
+
 def _single_params(cls, algorithm, k, seed, neighbors, param):
     """Constructor parameters of a single run: k, seed, backend and ``--param name=value``."""
     from .._registry import KNN_ESTIMATORS
@@ -148,13 +164,12 @@ def _preprocess(X_train, X_test, Y_train, scaling, feature_selection):
 def single_run(data, algorithm, k, seed, console=None, *, test=None, scaling=None, feature_selection=None,
                neighbors=None, param=()):  # fmt: skip
     """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
-    from .._registry import get_estimator_class
     from ..metrics import GREATER_IS_BETTER, evaluate
 
     console = console or Console()
     X_train, X_test, Y_train, Y_test, description = load_split(data, seed, test=test)
     X_train, X_test, prep = _preprocess(X_train, X_test, Y_train, scaling, feature_selection)
-    cls = get_estimator_class(algorithm)
+    cls = _estimator_class(algorithm)
     params = _single_params(cls, algorithm, k, seed, neighbors, param)
     estimator = cls(**params)
     start = time.perf_counter()
