@@ -247,6 +247,19 @@ def ref_micro_auc(Y_true, Y_score):
     return _pair_auc(pos, neg) if pos and neg else NAN
 
 
+def ref_macro_accuracy(Y_true, Y_pred):
+    Yt, Yp = _rows(Y_true), _rows(Y_pred)
+    q = len(Yt[0])
+    per_label = [sum(1 for t, p in zip(Yt, Yp) if t[j] == p[j]) / len(Yt) for j in range(q)]
+    return sum(per_label) / q
+
+
+def ref_micro_accuracy(Y_true, Y_pred):
+    Yt, Yp = _rows(Y_true), _rows(Y_pred)
+    right = sum(1 for t, p in zip(Yt, Yp) for a, b in zip(t, p) if a == b)
+    return right / (len(Yt) * len(Yt[0]))
+
+
 def ref_evaluate(Y_true, Y_pred, Y_score):
     """All metrics, keyed like :func:`mlknn.metrics.evaluate`."""
     return {
@@ -268,6 +281,8 @@ def ref_evaluate(Y_true, Y_pred, Y_score):
         "micro_f1": ref_micro_f1(Y_true, Y_pred),
         "macro_auc": ref_macro_auc(Y_true, Y_score),
         "micro_auc": ref_micro_auc(Y_true, Y_score),
+        "macro_accuracy": ref_macro_accuracy(Y_true, Y_pred),
+        "micro_accuracy": ref_micro_accuracy(Y_true, Y_pred),
     }
 
 

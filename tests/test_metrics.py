@@ -54,6 +54,8 @@ FUNCTIONS = {
     "micro_f1": (M.micro_f1, False),
     "macro_auc": (M.macro_auc, True),
     "micro_auc": (M.micro_auc, True),
+    "macro_accuracy": (M.macro_accuracy, False),
+    "micro_accuracy": (M.micro_accuracy, False),
 }
 
 
@@ -124,6 +126,10 @@ HAND = {
     # 6 positives {.9,.2,.7,.8,.8,.3} vs 6 negatives {.5,.6,.6,.1,.3,.3}:
     # 6 + 1 + 6 + 6 + 6 + (1 + 2 * 1/2) = 27 of 36
     "micro_auc": 27 / 36,
+    # label-based accuracy: per label (TP + TN) / 4: a 4/4, b 4/4, c 1/4 -> macro 3/4,
+    # micro 9/12 (= 1 - hamming_loss)
+    "macro_accuracy": (1 + 1 + 1 / 4) / 3,
+    "micro_accuracy": 9 / 12,
 }
 
 
@@ -567,6 +573,7 @@ def test_evaluate_keys_order_and_types():
         "one_error", "coverage", "ranking_loss", "average_precision",
         "macro_precision", "macro_recall", "macro_f1",
         "micro_precision", "micro_recall", "micro_f1", "macro_auc", "micro_auc",
+        "macro_accuracy", "micro_accuracy",
     )
     assert set(GREATER_IS_BETTER) == set(METRIC_NAMES)
     losses = {k for k, v in GREATER_IS_BETTER.items() if not v}
@@ -590,6 +597,8 @@ def test_public_names():
         # extreme classification (tests/test_extreme_metrics.py)
         "precision_at_k", "recall_at_k", "ndcg_at_k", "psprecision_at_k", "psndcg_at_k",
         "inverse_propensity", "EvaluationResult", "MetricSkippedWarning",
+        # seed 003 Knowl 3-4 and seed 000 Figure 1 (tests/test_metrics_extra.py)
+        "example_f_of_means", "macro_accuracy", "micro_accuracy", "label_contingency",
     }
     assert set(M.__all__) == expected
 

@@ -46,6 +46,8 @@ micro_f1            TP+FP+FN=0 -> 1                           n/a               
 macro_auc           labels with one class in Y_true left      counts 1/2 (the review's ``>=``       sklearn's macro is NaN if any label has
                     out; NaN+W if none is left                would count 1)                        one class
 micro_auc           Y_true all 0 or all 1: NaN+W              counts 1/2                            no (``roc_auc_score(micro)``)
+macro_accuracy      none (every label has p instances)        n/a                                   sklearn has none; = 1 - hamming_loss
+micro_accuracy      none                                      n/a                                   sklearn has none; = 1 - hamming_loss
 ==================  ========================================  ====================================  ==========================================
 
 Notes
@@ -62,7 +64,14 @@ Notes
   scikit-learn), not the harmonic mean of ``precision`` and ``recall``;
   ``macro_f1`` is the mean of per-label F1 (the review's B_macro).
 * Scores are compared exactly: two labels tie only if their float64 scores are
-  equal.
+  equal (except with ``ties="mulan"``, where scores within 1e-6 tie, as in
+  Weka 3.7.12's ``stableSort``).
+* The ranking measures and :func:`evaluate` take ``ties=`` ("pessimistic",
+  the default of the table, "average", "optimistic", "mulan"); see
+  ``docs/metrics.md``.
+* :func:`example_f_of_means` is the review's F-beta of the averaged precision
+  and recall; :func:`label_contingency` is seed 000's label contingency
+  matrix (Figure 1).
 * The extreme-classification measures (``precision_at_k``, ``recall_at_k``,
   ``ndcg_at_k``, ``psprecision_at_k``, ``psndcg_at_k``, ``inverse_propensity``;
   ``evaluate(..., at_k=...)``) keep their own conventions, documented in
@@ -73,9 +82,11 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._evaluate import GREATER_IS_BETTER, METRIC_NAMES, evaluate
 from ._evaluate_at_k import EvaluationResult, MetricSkippedWarning
+from ._contingency import label_contingency
 from ._example_based import (
     example_accuracy,
     example_f1,
+    example_f_of_means,
     example_precision,
     example_recall,
     hamming_loss,
@@ -90,10 +101,12 @@ from ._extreme import (
     recall_at_k,
 )
 from ._label_based import (
+    macro_accuracy,
     macro_auc,
     macro_f1,
     macro_precision,
     macro_recall,
+    micro_accuracy,
     micro_auc,
     micro_f1,
     micro_precision,
@@ -112,6 +125,10 @@ __all__ = [
     "example_precision",
     "example_recall",
     "example_f1",
+    "example_f_of_means",
+    "macro_accuracy",
+    "micro_accuracy",
+    "label_contingency",
     "one_error",
     "coverage",
     "ranking_loss",

@@ -27,6 +27,7 @@ __all__ = [
     "example_precision",
     "example_recall",
     "example_f1",
+    "example_f_of_means",
 ]
 
 
@@ -394,10 +395,8 @@ def example_f1(Y_true, Y_pred, *, beta=1.0):
     ``f1_score(average="samples", zero_division=1)``, with which it agrees on
     every input. Note that Zhang & Zhou's review writes the example-based F as
     the harmonic mean of the *averaged* precision and recall, which is a
-    different number; use
-    ``2 * P * R / (P + R)`` of :func:`example_precision` and
-    :func:`example_recall` for that. An instance with empty true and predicted
-    sets scores 1.
+    different number: :func:`example_f_of_means`. An instance with empty true
+    and predicted sets scores 1.
 
     Parameters
     ----------
@@ -416,3 +415,40 @@ def example_f1(Y_true, Y_pred, *, beta=1.0):
     beta = _check_beta(beta)
     yt, yp = _check_targets(Y_true, Y_pred)
     return _example_prf(yt, yp, beta=beta)[2]
+
+
+def example_f_of_means(Y_true, Y_pred, *, beta=1.0):
+    r"""The review's example-based F-beta: the weighted harmonic mean of the averaged precision and recall.
+
+    .. math:: F^{\beta}_{exam}(h) = \frac{(1+\beta^2)\,\mathrm{Precision}_{exam}(h)\,
+              \mathrm{Recall}_{exam}(h)}{\beta^2\,\mathrm{Precision}_{exam}(h)
+              + \mathrm{Recall}_{exam}(h)}
+
+    (Zhang & Zhou 2014, seed 003 Knowl 3), with :func:`example_precision` and
+    :func:`example_recall` (their 0/0 rules included). This is not
+    :func:`example_f1`, the mean of per-instance F (Younes et al. eq. 23,
+    MULAN, scikit-learn), which the ``f1`` key of :func:`evaluate` reports: the
+    harmonic mean of two means is at least the mean of the harmonic means
+    (e.g. instances with P, R = (1, 0) and (0, 1): this gives 0.5, the
+    per-instance mean 0). When both averages are 0 it is 0.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+    beta : float, default=1.0
+        Weight of recall relative to precision (beta > 0).
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    beta = _check_beta(beta)
+    yt, yp = _check_targets(Y_true, Y_pred)
+    p, r, _, _ = _example_prf(yt, yp)
+    b2 = beta * beta
+    den = b2 * p + r
+    return float((1.0 + b2) * p * r / den) if den > 0 else 0.0

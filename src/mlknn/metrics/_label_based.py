@@ -21,6 +21,8 @@ from ._example_based import (
 from ._ranking import _row_blocks, _sort_rows
 
 __all__ = [
+    "macro_accuracy",
+    "micro_accuracy",
     "macro_precision",
     "macro_recall",
     "macro_f1",
@@ -30,6 +32,13 @@ __all__ = [
     "macro_auc",
     "micro_auc",
 ]
+
+
+def _label_accuracy(yt, yp):
+    """Macro and micro label-based accuracy ``(TP + TN) / (TP + FP + TN + FN)``."""
+    n, q = yt.shape
+    correct = n - np.count_nonzero(yt != yp, axis=0)  # TP_j + TN_j, per label
+    return float(np.mean(correct / n)), float(correct.sum() / (n * q))
 
 
 def _macro_prf(yt, yp, beta=1.0):
@@ -89,6 +98,52 @@ def _micro_auc(yt, S):
     not_above = np.searchsorted(neg, pos, side="right")
     twice_u = 2 * int(below.sum()) + int((not_above - below).sum())
     return float(twice_u / (2.0 * pos.size * neg.size))
+
+
+def macro_accuracy(Y_true, Y_pred):
+    r"""Macro-averaged label-based accuracy (seed 003, Knowl 4, B = Accuracy).
+
+    .. math:: \frac{1}{q}\sum_{j=1}^{q}\frac{TP_j + TN_j}{TP_j + FP_j + TN_j + FN_j}
+
+    Every label has the same p instances (``TP_j + FP_j + TN_j + FN_j = p``),
+    so this equals :func:`micro_accuracy` and ``1 - hamming_loss`` (up to
+    rounding); it is given because the review lists it. Never 0/0 (p >= 1).
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    return _label_accuracy(*_check_targets(Y_true, Y_pred))[0]
+
+
+def micro_accuracy(Y_true, Y_pred):
+    r"""Micro-averaged label-based accuracy (seed 003, Knowl 4, B = Accuracy).
+
+    .. math:: \frac{\sum_j (TP_j + TN_j)}{\sum_j (TP_j + FP_j + TN_j + FN_j)}
+
+    Equal to :func:`macro_accuracy` and ``1 - hamming_loss`` (see there).
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        Ground-truth 0/1 indicator matrix.
+    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
+        Predicted 0/1 indicator matrix.
+
+    Returns
+    -------
+    score : float
+        In [0, 1]; 1 is best.
+    """
+    return _label_accuracy(*_check_targets(Y_true, Y_pred))[1]
 
 
 def macro_precision(Y_true, Y_pred):
