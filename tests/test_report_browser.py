@@ -15,11 +15,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
-from mlknn.experiments import ExperimentConfig, ProtocolConfig, run_experiment  # noqa: E402
-from mlknn.report import build_report  # noqa: E402
+from mlknn.experiments import ExperimentConfig, ProtocolConfig, run_experiment
+from mlknn.report import build_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
@@ -55,7 +55,7 @@ def _chromium(*args, profile):
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
            f"--user-data-dir={profile}", f"--window-size={WIDTH},2000", "--hide-scrollbars",
            "--virtual-time-budget=10000", *args]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
 
 
 def _data(seed, n=60):
@@ -81,7 +81,7 @@ def test_report_fits_1280_px_and_every_image_loads(report):
     page = tmp / "check.html"
     page.write_text(paths["html"].read_text(encoding="utf-8").replace("</body>", _CHECKS + "</body>"), encoding="utf-8")
     res = _chromium("--dump-dom", page.as_uri(), profile=tmp / "profile-dom")
-    m = re.search(r'<pre id="mlknn-checks">(.*?)</pre>', res.stdout, re.S)
+    m = re.search(r'<pre id="mlknn-checks">(.*?)</pre>', res.stdout, re.DOTALL)
     assert m, f"no checks in the DOM (chromium rc={res.returncode}): {res.stderr[-2000:]}"
     checks = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     assert checks["viewport"] == WIDTH

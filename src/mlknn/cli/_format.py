@@ -43,7 +43,7 @@ def format_records_table(records, columns, title=None, digits=4, compact=False):
     """
     from rich import box
 
-    style = dict(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1)) if compact else {}
+    style = {"box": box.SIMPLE_HEAD, "pad_edge": False, "padding": (0, 1)} if compact else {}
     table = Table(title=title, **style)
     for col in columns:
         left = col in ("name", "format", "dataset")

@@ -180,7 +180,7 @@ def _column_block(c, cols, j, names):
 
 def _feature_blocks(c, cols, label_idx, names, nominal):
     """One block per kept feature attribute, with the output column names."""
-    label_set = set(int(j) for j in label_idx)
+    label_set = {int(j) for j in label_idx}
     blocks, feature_names = [], []
     for j in range(len(c.names)):
         if j in label_set:

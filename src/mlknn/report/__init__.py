@@ -34,4 +34,4 @@ show a path's file stem.
 
 from ._build import MIN_DATASETS_FOR_RANK_TESTS, build_report
 
-__all__ = ["build_report", "MIN_DATASETS_FOR_RANK_TESTS"]
+__all__ = ["MIN_DATASETS_FOR_RANK_TESTS", "build_report"]

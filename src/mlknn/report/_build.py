@@ -13,8 +13,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ._model import Figure, Group, Section, dataset_label, fmt_p, png, prep_label, protocol_words, safe_name
-from ._model import test_train_ratio
+from ._model import (
+    Figure,
+    Group,
+    Section,
+    dataset_label,
+    fmt_p,
+    png,
+    prep_label,
+    protocol_words,
+    safe_name,
+    test_train_ratio,
+)
 from ._render import render
 from ._tables import (
     dataset_table,

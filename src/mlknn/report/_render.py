@@ -63,9 +63,9 @@ def _inline_code(text):
 def render(sections, title, fig_dir_name="figures"):
     """(markdown, html, figures) of a list of sections."""
     md = [f"# {title}", ""]
-    ht = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
-          f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-          f"<h1>{html.escape(title)}</h1>"]  # fmt: skip
+    head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>")  # fmt: skip
+    ht = [head, f"<h1>{html.escape(title)}</h1>"]
     figures = []
     for s in sections:
         md += ["#" * s.level + " " + s.title, ""]
