@@ -145,6 +145,24 @@ MEKA_SPARSE = """\
 """
 
 
+# MEKA, dense, written the way Weka's tokenizer allows and liac-arff alone refused
+# (issue 14): '%' comments after header and data lines, tabs after keywords, no space
+# before '{', spaces inside '{}', keywords in upper case, a YES/NO nominal feature.
+MEKA_WEKA = """\
+@RELATION 'Weka: -C 2 -split-number 2' %50
+@attribute y1{0,1}
+@ATTRIBUTE\ty2\t{ 0 , 1 } % second label
+@attribute x1 NUMERIC
+@attribute x2 {YES,NO}
+@attribute x3 real
+@data % four rows
+0,1,2,YES,4
+1,1,4,NO,6 % a comment after a row
+1,0,-1.5,YES,1e3
+0,0,7,NO,9
+"""
+
+
 @dataclass(frozen=True)
 class Seed:
     name: str
@@ -158,6 +176,7 @@ SEEDS = (
     Seed("mulan-sparse", MULAN_SPARSE, MULAN_SPARSE_XML, "sp"),
     Seed("meka-dense", MEKA_DENSE, None, "Toy"),
     Seed("meka-sparse", MEKA_SPARSE, None, "Sparse"),
+    Seed("meka-weka-syntax", MEKA_WEKA, None, "Weka"),
 )
 
 # --------------------------------------------------------------------------
