@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
-from ..neighbors import row_sqnorms
+from ..neighbors import knn_to_csr, row_sqnorms
 from ..utils._param_validation import get_chunk_n_rows
 from ._base import _GraphReduction
 
@@ -112,8 +112,7 @@ def _sub(A, B):
 def _centroids(X, nbrs):
     """Mean of each point's neighbours' rows, as one sparse-by-X product."""
     n, k = nbrs.shape
-    A = sp.csr_matrix((np.full(n * k, 1.0 / k), nbrs.ravel(), np.arange(0, n * k + 1, k)), shape=(n, X.shape[0]))
-    C = A @ X
+    C = knn_to_csr(nbrs, X.shape[0], np.full((n, k), 1.0 / k)) @ X
     return sp.csr_matrix(C) if sp.issparse(C) else np.asarray(C)
 
 

@@ -53,7 +53,7 @@ from ._base import (
 from ._brute import BruteNeighbors
 from ._contract import check_n_neighbors, drop_own_index, merge_topk, resolve_n_jobs
 from ._faiss import FaissHNSWNeighbors, FaissIVFNeighbors, FaissNeighbors
-from ._graph import NeighborGraph
+from ._graph import NeighborGraph, knn_to_csr
 from ._hnswlib import HnswlibNeighbors
 from ._pairwise import pairwise_distances, pairwise_distances_chunked, row_sqnorms
 from ._precomputed import PrecomputedNeighbors, graph_to_csr
@@ -84,6 +84,7 @@ __all__ = [
     "get_backend",
     "graph_to_csr",
     "is_exact",
+    "knn_to_csr",
     "merge_topk",
     "pairwise_distances",
     "pairwise_distances_chunked",

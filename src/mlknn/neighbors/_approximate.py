@@ -7,6 +7,7 @@ The wrapped library proposes candidates; this module turns them into mlknn's
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
 from ._brute import BruteNeighbors
@@ -163,11 +164,10 @@ class _CandidateBackend(BaseEstimator):
         sq = np.empty((Q.shape[0], k))
         ind = np.empty((Q.shape[0], k), dtype=np.intp)
         redo = np.zeros(Q.shape[0], dtype=bool)
-        step = 8192  # rows re-ranked at once: bounds the float64 copies of the queries
-        for a in range(0, Q.shape[0], step):
-            b = min(a + step, Q.shape[0])
-            sq[a:b], ind[a:b], redo[a:b] = self._rerank(
-                Q[a:b], qn[a:b], None if own is None else own[a:b], cand[a:b], approx[a:b], k
+        # 8192 rows re-ranked at once: bounds the float64 copies of the queries.
+        for rows in gen_batches(Q.shape[0], 8192):
+            sq[rows], ind[rows], redo[rows] = self._rerank(
+                Q[rows], qn[rows], None if own is None else own[rows], cand[rows], approx[rows], k
             )
         if redo.any():
             rows = np.flatnonzero(redo)

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._param_validation import get_chunk_n_rows
 from ._base import register_backend
 from ._contract import (
     check_metric,
@@ -42,8 +43,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
         ``cosine`` is ``1 - cos(a, b)``, computed as half the squared Euclidean
         distance between the L2-normalised rows.
-    working_memory : float, default=256
-        Megabytes one chunk of the distance matrix may take.
+    working_memory : float or None, default=256
+        Megabytes the chunks of ranking keys may take (all threads together);
+        None: scikit-learn's ``working_memory`` (``sklearn.config_context``).
     n_jobs : int, optional
         Threads for large searches (chunks of queries in parallel, each with
         single-threaded BLAS). None: as many as the BLAS pool holds (respects
@@ -121,8 +123,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         row_bytes = itemsize * max(n_fit, 1)
         workers = self._workers(n_q, n_fit)
         rows = max(_MIN_CHUNK_ROWS, min(_MAX_CHUNK_ROWS, _CHUNK_BYTES // row_bytes))
-        budget = self.working_memory * 2**20 / workers  # one key buffer per worker
-        chunk = max(1, min(int(budget // row_bytes), rows, -(-n_q // workers)))
+        # One key buffer per worker within working_memory (scikit-learn's setting when None).
+        chunk = get_chunk_n_rows(row_bytes=row_bytes * workers, max_n_rows=max(1, min(rows, -(-n_q // workers))),
+                                 working_memory=self.working_memory)
         starts = range(0, n_q, chunk)
         local = threading.local()
 

@@ -93,9 +93,27 @@ class NeighborGraph:
         -------
         scipy.sparse.csr_matrix
         """
-        import scipy.sparse as sp
+        return knn_to_csr(self.indices, n_train, weights)
 
-        n, k = self.indices.shape
-        data = np.ones(n * k) if weights is None else np.asarray(weights, float).ravel()
-        indptr = np.arange(0, n * k + 1, k)
-        return sp.csr_matrix((data, self.indices.ravel(), indptr), shape=(n, n_train))
+
+def knn_to_csr(indices, n_cols, values=None):
+    """A k-wide neighbour list as a sparse (n_rows, n_cols) matrix, one row per point.
+
+    Parameters
+    ----------
+    indices : ndarray of shape (n_rows, k)
+        Column (training) indices; row ``i`` stores its k entries in this order.
+    n_cols : int
+    values : array-like of shape (n_rows, k), optional
+        Entry values (float64); 1 when omitted. Zeros are stored explicitly.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    import scipy.sparse as sp
+
+    n, k = indices.shape
+    data = np.ones(n * k) if values is None else np.asarray(values, float).ravel()
+    indptr = np.arange(0, n * k + 1, k)
+    return sp.csr_matrix((data, indices.ravel(), indptr), shape=(n, n_cols))

@@ -43,7 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import register_backend
 from ._contract import check_n_neighbors
 from ._exact_kernel import _topk_sorted
-from ._graph import NeighborGraph
+from ._graph import NeighborGraph, knn_to_csr
 
 
 class PrecomputedNeighbors(BaseEstimator):
@@ -202,11 +202,9 @@ def graph_to_csr(graph, n_train=None, indices=None):
             raise ValueError(
                 f"distances and indices must have the same 2-D shape; got {dist.shape} and {ind.shape}."
             )
-    n, k = ind.shape
     if n_train is None:
         n_train = int(ind.max(initial=-1)) + 1
-    indptr = np.arange(0, n * k + 1, k)
-    return sp.csr_matrix((dist.ravel().astype(np.float64), ind.ravel(), indptr), shape=(n, n_train))
+    return knn_to_csr(ind, n_train, dist)
 
 
 def _make(metric="euclidean", n_jobs=None, random_state=None, **params):

@@ -7,6 +7,7 @@ Serves NeighborhoodClassifier's radius counts (``BruteNeighbors.radius_neighbors
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._param_validation import get_chunk_n_rows
 from ._contract import check_query_features
 from ._exact_kernel import (
     _GEMM_RTOL,
@@ -94,8 +95,8 @@ class _RadiusCounts:
         counts = None if L is None or sparse_counts is not None else np.empty((n_q, L.shape[1]), dtype=np.int64)
         workers = self._workers(n_q, n_fit)
         # ~3 float64-sized buffers of chunk_rows x n_fit live at once per worker.
-        chunk = max(1, int(self.working_memory * 2**20 // (3 * 8 * max(n_fit, 1) * workers)))
-        chunk = min(chunk, max(1, -(-n_q // workers)))
+        chunk = get_chunk_n_rows(row_bytes=3 * 8 * max(n_fit, 1) * workers, max_n_rows=max(1, -(-n_q // workers)),
+                                 working_memory=self.working_memory)
 
         def work(start):
             stop = min(start + chunk, n_q)

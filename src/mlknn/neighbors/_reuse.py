@@ -21,10 +21,22 @@ against exact search.
 
 import numpy as np
 
+from ..utils._param_validation import HasMethods, Integral, Interval, validate_params
 from ._base import build_graph, get_backend
 from ._contract import drop_own_index
 
 
+@validate_params(
+    {
+        "X_train": ["array-like", "sparse matrix"],
+        "X_test": ["array-like", "sparse matrix", None],
+        "max_k": [Interval(Integral, 1, None, closed="left")],
+        "neighbors": [str, HasMethods(["fit", "kneighbors"])],
+        "metric": [str],
+        "n_jobs": [Integral, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euclidean", n_jobs=None,
                    **params):
     """Fit one index and search the training (leave-one-out) and test graphs once.
@@ -35,7 +47,7 @@ def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euc
     X_test : {array-like, sparse matrix} of shape (n_test, n_features), optional
     max_k : int
         The widest neighbourhood any later use needs (for an estimator:
-        ``est._search_width()`` at its largest k). Capped at ``n_train - 1``.
+        ``est.search_width()`` at its largest k). Capped at ``n_train - 1``.
     neighbors : str or object, default="auto"
         Backend (see :func:`mlknn.neighbors.available_backends`).
     metric : str, default="euclidean"
@@ -106,7 +118,7 @@ class GraphCache:
         from sklearn.base import clone
 
         est = clone(estimator)
-        width = est._search_width() if hasattr(est, "_search_width") else est.n_neighbors
+        width = est.search_width(self.train_graph.n_points)
         if width > self.train_graph.n_neighbors:
             raise ValueError(
                 f"The cache holds {self.train_graph.n_neighbors} neighbours per point, but the "
@@ -131,6 +143,11 @@ class GraphCache:
 
 
 # ------------------------------------------------------------------ recall
+@validate_params(
+    {"approx_indices": ["array-like"], "exact_indices": ["array-like"],
+     "k": [Interval(Integral, 1, None, closed="left"), None]},
+    prefer_skip_nested_validation=True,
+)
 def recall_at_k(approx_indices, exact_indices, k=None):
     """Mean fraction of the exact k nearest neighbours that the approximate search found.
 
@@ -172,6 +189,18 @@ def recall_at_k(approx_indices, exact_indices, k=None):
     return float(hits.sum() / (A.shape[0] * k))
 
 
+@validate_params(
+    {
+        "index": [HasMethods(["kneighbors"])],
+        "X_train": ["array-like", "sparse matrix"],
+        "X_query": ["array-like", "sparse matrix", None],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "approx_indices": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def estimate_recall(index, X_train, X_query=None, n_neighbors=10, n_samples=1000, random_state=None,
                     approx_indices=None):
     """Recall@k of a fitted (approximate) backend against exact search, on a sample.
