@@ -145,6 +145,11 @@ def test_grid_on_benchmark_data_then_report(tmp_path, capsys, data_dir, monkeypa
     # two datasets, one k, no bmlknn: no CD diagram, no curves, no placeholders
     for absent in ("Critical-difference diagram", "metric versus k", "metric versus radius", "no data"):
         assert absent not in html
+    code, out = _run(["report", str(db), "--out", str(tmp_path / "rep2"), "--metrics", "macro_auc",
+                      "--no-dataset-figures", "--min-datasets", "2"], capsys)  # fmt: skip
+    assert code == 0, out
+    html = (tmp_path / "rep2" / "report.html").read_text()
+    assert "Friedman (macro_auc)" in html and "Critical-difference diagram" in html
 
 
 # ----------------------------------------------------------------- issue 14

@@ -39,6 +39,7 @@ def report_command(
     metrics: str = typer.Option(None, "--metrics", help="Comma-separated metrics (keys of mlknn.metrics.evaluate); default all."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
     dataset_figures: bool = typer.Option(True, "--dataset-figures/--no-dataset-figures", help="k-occurrence and label co-occurrence figures (load the datasets)."),
+    min_datasets: int = typer.Option(10, "--min-datasets", help="Fewest datasets for the rank tests across datasets (Friedman, Nemenyi, Wilcoxon); Demsar (2006) advises more than 10."),
 ):
     """Write the Markdown and self-contained HTML report of a results database."""
     from ..report import build_report
@@ -46,7 +47,9 @@ def report_command(
     if not db.exists():
         raise FileNotFoundError(f"The results database {str(db)!r} does not exist.")
     ms = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-    paths = build_report(db, out, metrics=ms, alpha=alpha, dataset_figures=dataset_figures)
+    if min_datasets < 2:
+        raise ValueError(f"The '--min-datasets' option must be an int >= 2. Got {min_datasets} instead.")
+    paths = build_report(db, out, metrics=ms, alpha=alpha, dataset_figures=dataset_figures, min_datasets=min_datasets)
     Console().print(f"{paths['html']} ({len(paths['figures'])} figures), {paths['markdown']}")
 
 
