@@ -32,7 +32,9 @@ from .utils._param_validation import (
     _fit_context,
     get_chunk_n_rows,
 )
+from .utils._topk import topk_from_dense
 from .utils._validation import (  # noqa: F401
+    SPARSE_LABEL_ESTIMATORS,
     LabelSpaceTooLargeError,
     NonNumericInputError,
     check_dense_label_budget,
@@ -158,6 +160,12 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     _row_scoring = True
     #: True when the estimator rescales X itself (no FeatureScaleWarning then).
     _normalises_features = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Named by LabelSpaceTooLargeError as the estimators that can do it.
+        if cls._supports_sparse_labels is True and not cls.__name__.startswith("_"):
+            SPARSE_LABEL_ESTIMATORS.add(cls.__name__)
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
@@ -548,8 +556,6 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         differ in the last bit between chunk sizes: within the budget the
         scores are exactly those of :meth:`predict_proba`.
         """
-        from .algorithms._kernels import topk_from_dense
-
         n = graph.n_points
         if n * self.n_labels_ * 8 <= min(dense_label_budget(), 2**30):
             return topk_from_dense(self._predict_proba_graph(graph, X), k)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..algorithms._kernels import topk_from_dense
+from ..utils._topk import topk_from_dense
 from ..utils._validation import check_label_matrix
 
 __all__ = ["check_true", "hits", "is_topk_pair", "ranked_labels"]

@@ -143,19 +143,15 @@ def dense_label_budget():
         return 4 * 2**30
 
 
-def _sparse_label_estimators():
-    """Names of the registered kNN estimators that keep Y sparse (for messages)."""
-    from .._registry import KNN_ESTIMATORS, get_estimator_class
+#: Names of the estimator classes that keep sparse labels sparse, filled by
+#: :class:`mlknn.base.KNNMultiLabelBase` as they are defined (utils may not
+#: import the estimators: see the layer rule in tests/test_layers.py).
+SPARSE_LABEL_ESTIMATORS = set()
 
-    names = []
-    for key in KNN_ESTIMATORS:
-        try:
-            cls = get_estimator_class(key)
-        except ImportError:  # only a message is being built here
-            continue
-        if getattr(cls, "_supports_sparse_labels", False):
-            names.append(cls.__name__)
-    return names
+
+def _sparse_label_estimators():
+    """Names of the (imported) estimators that keep Y sparse, for messages."""
+    return sorted(SPARSE_LABEL_ESTIMATORS)
 
 
 def check_dense_label_budget(n_rows, n_labels, *, estimator=None, itemsize=8, what="a dense label matrix",
@@ -189,8 +185,8 @@ def check_dense_label_budget(n_rows, n_labels, *, estimator=None, itemsize=8, wh
     who = estimator if isinstance(estimator, str) else type(estimator).__name__ if estimator is not None else "This path"
     if alternative is None:
         names = _sparse_label_estimators()
-        alternative = (f"the estimators that keep sparse labels sparse: {', '.join(names)}" if names
-                       else "an estimator that keeps sparse labels sparse")
+        alternative = ("an estimator that keeps sparse labels sparse (knn_capabilities()['sparse_labels'], "
+                       f"docs/sparse_labels.md){': ' + ', '.join(names) if names else ''}")
     raise LabelSpaceTooLargeError(
         f"{who} would need {what} of shape ({n_rows}, {n_labels}): {need:,} bytes "
         f"({need / 2**30:.2f} GiB), over the limit of {limit:,} bytes ({limit / 2**30:.2f} GiB; "
