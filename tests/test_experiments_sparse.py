@@ -240,3 +240,35 @@ def test_an_extreme_classification_file_runs_by_path_with_sparse_labels(tmp_path
     assert set(got) == set(want) and len(got) > 0
     for key, r in want.items():
         assert got[key]["value"] == pytest.approx(r["value"], rel=1e-9, nan_ok=True), key
+
+
+def test_a_wide_label_space_never_allocates_an_n_by_q_array(tmp_path):
+    # q = 100,000 labels (60 in use), 6,000 rows: one (n_test, q) array would take at
+    # least 120 MB (uint8; float64 scores 960 MB). The whole grid (stratified split,
+    # rare-label counts, search, MLkNN and BR-kNN on sparse labels, top-k
+    # evaluation) stays far below: what it holds is O(nnz + n k + q k).
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    n, q = 6000, 100_000
+    X = rng.normal(size=(n, 6))
+    used = rng.choice(q, size=60, replace=False)
+    topic = np.abs(X[:, :3]).argmax(axis=1)  # neighbours share a topic's 20 labels
+    rows = np.repeat(np.arange(n), 3)
+    cols = used[(topic.repeat(3) * 20 + rng.integers(0, 20, size=rows.size)) % 60]
+    Y = sp.csr_array((np.ones(rows.size, dtype=np.uint8), (rows, cols)), shape=(n, q))
+    Y.sum_duplicates()
+    Y.data[:] = 1
+    cfg = _grid(algorithms=("mlknn", "brknn"), k=(3,), at_k=(1, 3), preprocessing=PreprocessingConfig(),
+                dataset_preprocessing=(), protocol=ProtocolConfig("holdout", n_repeats=1, stratify=True))  # fmt: skip
+    tracemalloc.start()
+    try:
+        run_experiment(cfg, tmp_path / "r.db", data={"d": (X, Y)})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    with ResultsDB(tmp_path / "r.db") as db:
+        rows = db.rows()
+    assert {r["n_labels"] for r in rows} == {q} and {"precision@1", "ndcg@3"} <= {r["metric"] for r in rows}
+    assert min(r["value"] for r in rows if r["metric"] == "precision@1") > 2 * 3 / 60  # above chance
