@@ -118,7 +118,7 @@ class _Block:
             raise  # not reached: _locate_bad_number raises
         if not np.isfinite(val).all():
             bad = int(np.flatnonzero(~np.isfinite(val))[0])
-            row = int(np.searchsorted(np.cumsum(feat_counts), bad, side="right"))
+            row = _row_of(feat_counts, bad)
             raise DatasetFormatError(
                 f"feature value {parts[1::2][bad]!r} is not a finite float32 number",
                 path=path,
