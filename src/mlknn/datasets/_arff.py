@@ -1,7 +1,7 @@
 """Multi-label ARFF files (MULAN and MEKA layouts): where the labels are.
 
-The reading is split in three modules: :mod:`._arff_tokens` (the ARFF text, by
-Weka's lexical rules, decoded by liac-arff), :mod:`._arff_encode` (attributes to
+The reading is split in modules: :mod:`._arff_weka` (Weka's lexical rules, line by
+line), :mod:`._arff_tokens` (the ARFF text decoded by liac-arff), :mod:`._arff_encode` (attributes to
 the float64 feature matrix and the 0/1 label matrix) and this one (which
 attributes are labels: a MULAN ``.xml`` file, or MEKA's ``-C q`` in the
 ``@relation`` name). Everything is re-exported here.
