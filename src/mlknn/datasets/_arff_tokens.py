@@ -9,7 +9,7 @@ multi-label loader needs around it:
   turned into CSR without ever building a dense ``n x d`` matrix);
 * the lexical rules of Weka's ARFF reader (``weka.core.converters.ArffLoader``,
   a ``java.io.StreamTokenizer``) where liac-arff is stricter, applied line by
-  line before liac-arff sees the text (:func:`_normalise_line`);
+  line before liac-arff sees the text (:mod:`._arff_weka`);
 * every parse error turned into :class:`DatasetFormatError` whose message
   names the file and the line.
 
