@@ -267,3 +267,25 @@ def test_draws_match_a_java_run(cls, expected):
     X, Y, Xq = grid_problem(4, q=6, density=0.15)
     pred = cls(3, variant="mulan").fit(X, Y).predict(Xq)
     assert " ".join("".join(map(str, row)) for row in pred) == expected
+
+
+def test_tie_extended_neighbourhoods_by_hand():
+    from mlknn.algorithms._brknn_mulan import tie_extended_neighbourhoods
+
+    # k = 2, n_train = 6. Row 0: distances 1, 2, 3 -> complete, k' = 2.
+    # Row 1: 1, 2, 2 -> the tie may go on: searched again 6 wide -> 1, 2, 2, 2, 5, 6: k' = 4.
+    graph = NeighborGraph(np.array([[0, 1, 2], [3, 4, 5]]), np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 2.0]]))
+    asked = []
+
+    def research(rows, width):
+        asked.append((rows.tolist(), width))
+        return NeighborGraph(np.array([[3, 4, 5, 0, 1, 2]]), np.array([[1.0, 2.0, 2.0, 2.0, 5.0, 6.0]]))
+
+    A, k_prime = tie_extended_neighbourhoods(graph, 2, 6, research)
+    assert asked == [([1], 6)]
+    np.testing.assert_array_equal(k_prime, [2, 4])
+    np.testing.assert_array_equal(A.toarray(), [[1, 1, 0, 0, 0, 0], [1, 0, 0, 1, 1, 1]])
+
+    with pytest.raises(ValueError, match="returned 3 neighbours when asked for 6"):
+        tie_extended_neighbourhoods(graph, 2, 6, lambda rows, width: NeighborGraph(graph.indices[rows],
+                                                                                 graph.distances[rows]))

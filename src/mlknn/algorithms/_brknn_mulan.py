@@ -81,8 +81,14 @@ def tie_extended_neighbourhoods(graph, k, n_train, research=None):
                 f"but {rows.size} query rows of the given graph end in a tie and no wider search is "
                 "possible: pass X to predict_*_from_graph and index= to fit_from_graph, or a wider graph."
             )
-        width = min(n_train, max(_GROWTH * width, k + 1))
-        wide = research(rows, width)
+        asked = min(n_train, max(_GROWTH * width, k + 1))
+        wide = research(rows, asked)
+        if wide.n_neighbors <= width:  # e.g. a precomputed graph with nothing beyond
+            raise ValueError(
+                f"variant='mulan': {rows.size} query rows end in a tie at the k-th distance (k = {k}) "
+                f"and the backend returned {wide.n_neighbors} neighbours when asked for {asked}."
+            )
+        width = wide.n_neighbors
         keep, complete = _tie_mask(width, wide.distances, k, n_train)
         done = keep & complete[:, None]
         pieces_rows.append(rows[np.nonzero(done)[0]])
