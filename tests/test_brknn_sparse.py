@@ -140,3 +140,17 @@ def test_no_dense_label_array_on_the_sparse_path(cls):
     assert peak < n_queries * q * 8 / 20, peak
     assert pred.shape == (n_queries, q) and labels.shape == (n_queries, 5)
     assert pred.sum(axis=1).min() >= (1 if cls is not BRkNN else 0)
+
+
+@pytest.mark.parametrize("hubness", ["ls", "dsl"])
+def test_sparse_labels_with_hubness_reduction(hubness):
+    rng = np.random.default_rng(15)
+    X, Xq = rng.normal(size=(80, 5)), rng.normal(size=(30, 5))
+    Y = (rng.random((80, 7)) < 0.3).astype(np.uint8)
+    ref = BRkNNa(5, hubness=hubness).fit(X, Y)
+    est = BRkNNa(5, hubness=hubness).fit(X, sp.csr_array(Y))
+    np.testing.assert_array_equal(est.predict(Xq).toarray(), ref.predict(Xq))
+    labels, scores = est.predict_topk(Xq, k=3)
+    exp_labels, exp_scores = loop_topk(ref.predict_proba(Xq), 3)
+    np.testing.assert_array_equal(labels, exp_labels)
+    np.testing.assert_array_equal(scores, exp_scores)
