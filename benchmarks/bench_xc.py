@@ -338,6 +338,7 @@ def scale_table(rows):
         "query graph s",
         "predict_topk s",
         "total s",
+        "CPU s",
         "peak RSS MB",
         "RSS after data MB",
         "P@1",
@@ -367,6 +368,7 @@ def scale_table(rows):
                         "total_s",
                     )
                 ),
+                round(r["cpu_s"], 1) if "cpu_s" in r else "-",
                 round(r["peak_rss_mb"]),
                 round(r["rss_after_data_mb"]),
                 *(round(r[m], 2) for m in ("P@1", "P@3", "P@5", "PSP@1")),
