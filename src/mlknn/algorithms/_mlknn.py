@@ -268,6 +268,16 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     >>> clf = MLkNN(n_neighbors=5).fit(data.X, data.Y)
     >>> clf.predict(data.X[:2]).shape
     (2, 5)
+    >>> labels, scores = clf.predict_topk(data.X[:2], k=3)  # best 3 labels per query
+    >>> labels.shape
+    (2, 3)
+
+    Sparse labels stay sparse (``predict`` then returns CSR):
+
+    >>> import scipy.sparse as sp
+    >>> sparse = MLkNN(n_neighbors=5).fit(data.X, sp.csr_matrix(data.Y))
+    >>> sparse.sparse_labels_, type(sparse.predict(data.X[:2])).__name__
+    (True, 'csr_matrix')
     """
 
     _parameter_constraints = {
