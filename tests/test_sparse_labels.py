@@ -433,6 +433,6 @@ def test_nc_radius_beyond_the_graph_stays_sparse():
     np.testing.assert_array_equal(sparse.predict(Xq).toarray(), dense.predict(Xq))
     for a, b in zip(sparse.predict_topk(Xq, k=4), loop_topk(dense.predict_proba(Xq), 4)):
         np.testing.assert_array_equal(a, b)
-    sizes, counts = sparse.nn_.radius_neighbors_counts(Xq, 1.5, sp.csr_array(Y))
+    _, counts = sparse.nn_.radius_neighbors_counts(Xq, 1.5, sp.csr_array(Y))
     assert sp.issparse(counts)
     np.testing.assert_array_equal(counts.toarray(), sparse.nn_.radius_neighbors_counts(Xq, 1.5, Y)[1])
