@@ -54,85 +54,92 @@ def main(argv=None):
     results, tables = {}, []
     t0 = time.perf_counter()
 
-    if "graph" in sections:
-        import bench_graph
+    try:
+        if "graph" in sections:
+            import bench_graph
 
-        sizes = (5000, 20000) if args.quick else (5000, 20000, 50000)
-        results["graph"] = bench_graph.run(sizes=sizes, repeats=1 if args.quick else None, cpu_check=not args.quick)
-        tables.append(("Exact leave-one-out training graph (d = 120, float32, k = 10)",
-                       bench_graph.table(results["graph"]), _graph_note(results["graph"])))
-    if "threads" in sections:
-        import bench_graph
+            sizes = (5000, 20000) if args.quick else (5000, 20000, 50000)
+            results["graph"] = bench_graph.run(sizes=sizes, repeats=1 if args.quick else None, cpu_check=not args.quick)
+            tables.append(("Exact leave-one-out training graph (d = 120, float32, k = 10)",
+                           bench_graph.table(results["graph"]), _graph_note(results["graph"])))
+        if "threads" in sections:
+            import bench_graph
 
-        results["threads"] = bench_graph.thread_scaling(n=10000 if args.quick else 20000)
-        tables.append(("Thread scaling of the exact leave-one-out graph (d = 120, float32, k = 10)",
-                       bench_graph.thread_table(results["threads"]),
-                       "Efficiency = t(1 thread) / (2 x t(2 threads)); on a shared machine the second core "
-                       "is only as free as the load average says."))
-    if "skml" in sections:
-        if importlib.util.find_spec("skmultilearn") is None:
-            tables.append(("MLkNN vs scikit-multilearn", "skipped: pip install scikit-multilearn", ""))
-        else:
+            results["threads"] = bench_graph.thread_scaling(n=10000 if args.quick else 20000)
+            tables.append(("Thread scaling of the exact leave-one-out graph (d = 120, float32, k = 10)",
+                           bench_graph.thread_table(results["threads"]),
+                           "Efficiency = t(1 thread) / (2 x t(2 threads)); on a shared machine the second core "
+                           "is only as free as the load average says."))
+        if "skml" in sections:
+            if importlib.util.find_spec("skmultilearn") is None:
+                tables.append(("MLkNN vs scikit-multilearn", "skipped: pip install scikit-multilearn", ""))
+            else:
+                import bench_skml
+
+                if args.quick:  # tmc2007-500 on a subset: scikit-multilearn alone takes minutes on it
+                    results["skml"] = bench_skml.run(("yeast",), repeats=3)
+                    results["skml"] += bench_skml.run(("tmc2007-500",), repeats=1, max_train=6000, max_test=2000)
+                else:
+                    results["skml"] = bench_skml.run(repeats=3)
+                tables.append(("MLkNN vs scikit-multilearn (k = 10, fixed train/test split)",
+                               bench_skml.table(results["skml"]), "Why" + bench_skml.__doc__.split("Why", 1)[1]))
+        if "small" in sections and importlib.util.find_spec("skmultilearn") is not None:
             import bench_skml
 
-            if args.quick:  # tmc2007-500 on a subset: scikit-multilearn alone takes minutes on it
-                results["skml"] = bench_skml.run(("yeast",), repeats=3)
-                results["skml"] += bench_skml.run(("tmc2007-500",), repeats=1, max_train=6000, max_test=2000)
+            results["small"] = [bench_skml.run_small("yeast", repeats=3 if args.quick else 7)]
+            tables.append(("Small problems: MLkNN on yeast's seeded 50/50 split (k = 10)",
+                           bench_skml.small_table(results["small"]), bench_skml.run_small.__doc__.split("\n\n")[1]))
+        if "estimators" in sections:
+            import bench_estimators
+
+            ds = ("emotions", "yeast", "scene") if args.quick else ("emotions", "yeast", "scene", "tmc2007-500")
+            results["estimators"] = bench_estimators.run(datasets=ds, repeats=1 if args.quick else 2)
+            tables.append(("Fit + predict of every kNN estimator (k = 10, default backend)",
+                           bench_estimators.table(results["estimators"]), ""))
+        if "memory" in sections:
+            import bench_memory
+
+            sizes = (5000, 10000, 20000) if args.quick else (5000, 10000, 20000, 40000)
+            results["memory"] = bench_memory.run(sizes=sizes)
+            tables.append(("Peak RSS of MLkNN fit + predict (d = 120 float32, q = 20, test = n / 4)",
+                           bench_memory.table(results["memory"]), ""))
+            names = ["mlknn", "mlhiknn"] if args.quick else None  # None: every kNN estimator
+            results["memory_estimators"] = bench_memory.run_estimators("tmc2007-500", names=names)
+            tables.append(("Peak RSS of each kNN estimator's fit + predict on tmc2007-500 (k = 10, sparse input)",
+                           bench_memory.table_estimators(results["memory_estimators"]),
+                           "Target: MLHiKNN under 1.5 GB peak RSS. `ru_maxrss` includes loading the data."))
+        if "grid" in sections:
+            import bench_grid
+
+            if args.quick:  # a documented subset: one dataset, two algorithms, two k, one repetition
+                results["grid"] = bench_grid.run(("emotions",), algorithms=("mlknn", "brknna"), k=(5, 10), n_repeats=1)
             else:
-                results["skml"] = bench_skml.run(repeats=3)
-            tables.append(("MLkNN vs scikit-multilearn (k = 10, fixed train/test split)",
-                           bench_skml.table(results["skml"]), "Why" + bench_skml.__doc__.split("Why", 1)[1]))
-    if "small" in sections and importlib.util.find_spec("skmultilearn") is not None:
-        import bench_skml
+                results["grid"] = bench_grid.run()
+            tables.append(("Seed 001's kNN grid end to end (5 algorithms x 5 k x 5 x 2 CV)" +
+                           (" - quick subset" if args.quick else ""), bench_grid.table(results["grid"]),
+                           bench_grid.__doc__.split("\n\n")[1]))
+        if "nuswide" in sections:
+            import bench_nuswide
 
-        results["small"] = [bench_skml.run_small("yeast", repeats=3 if args.quick else 7)]
-        tables.append(("Small problems: MLkNN on yeast's seeded 50/50 split (k = 10)",
-                       bench_skml.small_table(results["small"]), bench_skml.run_small.__doc__.split("\n\n")[1]))
-    if "estimators" in sections:
-        import bench_estimators
+            results["nuswide"] = bench_nuswide.run()
+            r = results["nuswide"]
+            tables.append((f"NUS-WIDE scale, approximate backends ({r['n_train']} train + {r['n_test']} test, "
+                           f"d = {r['d']}, q = {r['q']}, cardinality {r['cardinality']:.2f})",
+                           bench_nuswide.table(r),
+                           f"Data generated in {r['data_s']:.0f}s; exact neighbours of the sampled rows "
+                           f"took {r['exact_sample_s']:.0f}s (not counted)."))
 
-        ds = ("emotions", "yeast", "scene") if args.quick else ("emotions", "yeast", "scene", "tmc2007-500")
-        results["estimators"] = bench_estimators.run(datasets=ds, repeats=1 if args.quick else 2)
-        tables.append(("Fit + predict of every kNN estimator (k = 10, default backend)",
-                       bench_estimators.table(results["estimators"]), ""))
-    if "memory" in sections:
-        import bench_memory
-
-        sizes = (5000, 10000, 20000) if args.quick else (5000, 10000, 20000, 40000)
-        results["memory"] = bench_memory.run(sizes=sizes)
-        tables.append(("Peak RSS of MLkNN fit + predict (d = 120 float32, q = 20, test = n / 4)",
-                       bench_memory.table(results["memory"]), ""))
-        names = ["mlknn", "mlhiknn"] if args.quick else None  # None: every kNN estimator
-        results["memory_estimators"] = bench_memory.run_estimators("tmc2007-500", names=names)
-        tables.append(("Peak RSS of each kNN estimator's fit + predict on tmc2007-500 (k = 10, sparse input)",
-                       bench_memory.table_estimators(results["memory_estimators"]),
-                       "Target: MLHiKNN under 1.5 GB peak RSS. `ru_maxrss` includes loading the data."))
-    if "grid" in sections:
-        import bench_grid
-
-        if args.quick:  # a documented subset: one dataset, two algorithms, two k, one repetition
-            results["grid"] = bench_grid.run(("emotions",), algorithms=("mlknn", "brknna"), k=(5, 10), n_repeats=1)
-        else:
-            results["grid"] = bench_grid.run()
-        tables.append(("Seed 001's kNN grid end to end (5 algorithms x 5 k x 5 x 2 CV)" +
-                       (" - quick subset" if args.quick else ""), bench_grid.table(results["grid"]),
-                       bench_grid.__doc__.split("\n\n")[1]))
-    if "nuswide" in sections:
-        import bench_nuswide
-
-        results["nuswide"] = bench_nuswide.run()
-        r = results["nuswide"]
-        tables.append((f"NUS-WIDE scale, approximate backends ({r['n_train']} train + {r['n_test']} test, "
-                       f"d = {r['d']}, q = {r['q']}, cardinality {r['cardinality']:.2f})",
-                       bench_nuswide.table(r),
-                       f"Data generated in {r['data_s']:.0f}s; exact neighbours of the sampled rows "
-                       f"took {r['exact_sample_s']:.0f}s (not counted)."))
-
-    info["loadavg_end"] = load_average()
-    info["total_minutes"] = round((time.perf_counter() - t0) / 60, 1)
-    _write(Path(args.output), info, mode, tables)
-    with open(Path(args.output).with_suffix(".json"), "w") as f:
-        json.dump({"machine": info, "mode": mode, "results": results}, f, indent=1, default=str)
+    except Exception as exc:  # keep the sections already measured: write them, then fail
+        failed = f"{type(exc).__name__}: {exc}"
+        log(f"section failed: {failed}")
+        tables.append(("A section failed; the run stopped here", f"`{failed}`", ""))
+        raise
+    finally:
+        info["loadavg_end"] = load_average()
+        info["total_minutes"] = round((time.perf_counter() - t0) / 60, 1)
+        _write(Path(args.output), info, mode, tables)
+        with open(Path(args.output).with_suffix(".json"), "w") as f:
+            json.dump({"machine": info, "mode": mode, "results": results}, f, indent=1, default=str)
     for title, table, _ in tables:  # the ratios on the terminal too, not only in the file
         print(f"\n## {title}\n\n{table}", flush=True)
     log(f"wrote {args.output} ({info['total_minutes']} min)")
