@@ -10,7 +10,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..utils._param_validation import HasMethods, StrOptions, validate_params
+from ..utils._param_validation import (
+    HasMethods,
+    Integral,
+    Interval,
+    StrOptions,
+    validate_params,
+)
 from ._graph import NeighborGraph
 
 
@@ -183,6 +189,14 @@ def is_exact(neighbors):
     return bool(getattr(neighbors, "exact", False))
 
 
+@validate_params(
+    {
+        "index": [HasMethods(["kneighbors"])],
+        "X": ["array-like", "sparse matrix", None],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def build_graph(index, X=None, n_neighbors=10):
     """Query a fitted backend and wrap the answer as a :class:`NeighborGraph`.
 

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._param_validation import Integral, Interval, validate_params
 from ._base import register_backend
 from ._contract import check_n_neighbors
 from ._exact_kernel import _topk_sorted
@@ -174,6 +175,14 @@ def _dense_topk(G, k, loo):
     return dist, ind
 
 
+@validate_params(
+    {
+        "graph": [NeighborGraph, "array-like"],
+        "n_train": [Interval(Integral, 0, None, closed="left"), None],
+        "indices": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def graph_to_csr(graph, n_train=None, indices=None):
     """A neighbour graph as the sparse distance matrix ``neighbors="precomputed"`` reads.
 
