@@ -436,3 +436,27 @@ def test_nc_radius_beyond_the_graph_stays_sparse():
     _, counts = sparse.nn_.radius_neighbors_counts(Xq, 1.5, sp.csr_array(Y))
     assert sp.issparse(counts)
     np.testing.assert_array_equal(counts.toarray(), sparse.nn_.radius_neighbors_counts(Xq, 1.5, Y)[1])
+
+
+def test_sparse_path_allocates_nothing_of_shape_n_by_q():
+    """q = 200,000 labels, 600 rows: any (n, q) float array would be ~1 GB; the
+    sparse path (fit, predict, predict_topk) stays within O(nnz + n k + k q)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, q, k = 600, 200_000, 3
+    X = rng.normal(size=(n, 8))
+    rows = np.repeat(np.arange(n), 3)
+    Y = sp.csr_matrix((np.ones(rows.size, np.uint8), (rows, rng.integers(0, q, rows.size))), shape=(n, q))
+    Y.data[:] = 1
+    tracemalloc.start()
+    try:
+        est = MLkNN(n_neighbors=k).fit(X, Y)
+        labels, _ = est.predict_topk(X[:300], k=5)
+        P = est.predict(X[:300])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert labels.shape == (300, 5) and sp.issparse(P)
+    # The (k + 1) x q tables and their temporaries are ~10 arrays of 6.4 MB.
+    assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MB"
