@@ -43,6 +43,11 @@ def label_contingency(Y):
         If Y is not a 0/1 matrix with at least one row, or has more than
         10,000 labels (the dense (q, q) result would pass 800 MB).
 
+    See Also
+    --------
+    mlknn.datasets.label_stats : Per-label frequencies and cardinality of a label matrix.
+    mlknn.plots.LabelCooccurrenceDisplay : Plots this matrix.
+
     Examples
     --------
     >>> import numpy as np

@@ -77,6 +77,9 @@ def evaluate(Y_true, Y_pred, Y_score, *, ties="pessimistic", at_k=None, inv_prop
         the ranking metrics and AUCs then rate a two-level ranking whose ties
         are resolved against the ranker (see the convention table), which is
         usually much worse than rating real scores.
+    ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
+        How the four ranking measures rank labels with equal scores (see
+        :func:`one_error` and ``docs/metrics.md``).
     at_k : int or sequence of int, default=None
         Also return ``precision@k``, ``recall@k`` and ``ndcg@k`` for each k
         (see :mod:`mlknn.metrics._extreme`). ``Y_true``/``Y_pred`` may then be
@@ -103,6 +106,12 @@ def evaluate(Y_true, Y_pred, Y_score, *, ties="pessimistic", at_k=None, inv_prop
     ------
     ValueError
         If an input is not a 2-D array of the right kind and shape.
+
+    See Also
+    --------
+    METRIC_NAMES : The keys of the result, in order.
+    hamming_loss, example_f1, macro_f1, micro_f1, one_error, coverage, ranking_loss, average_precision : The single measures.
+    precision_at_k, ndcg_at_k : The top-k measures that ``at_k`` adds.
 
     Examples
     --------

@@ -65,11 +65,6 @@ class MetricSkippedWarning(UserWarning):
     measure and the reason, and the result's ``skipped`` attribute holds the
     same as a dict.
 
-    Parameters
-    ----------
-    message : str
-        Which measures were skipped and why.
-
     Attributes
     ----------
     args : tuple

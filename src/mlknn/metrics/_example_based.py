@@ -274,6 +274,12 @@ def hamming_loss(Y_true, Y_pred):
     loss : float
         In [0, 1]; 0 is best.
 
+    See Also
+    --------
+    subset_accuracy : The fraction of instances whose label set is predicted exactly.
+    sklearn.metrics.hamming_loss : scikit-learn's equal measure.
+    evaluate : Every measure of the paper at once (key ``"hamming_loss"``).
+
     Examples
     --------
     >>> hamming_loss([[1, 0], [0, 1]], [[1, 1], [0, 1]])
@@ -302,6 +308,19 @@ def subset_accuracy(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    hamming_loss : The fraction of wrong instance-label pairs.
+    example_accuracy : The mean Jaccard index, a softer exact-match measure.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import subset_accuracy
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+    >>> round(subset_accuracy(Y_true, Y_pred), 4)
+    0.3333
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _subset_accuracy(yt, yp)
@@ -327,6 +346,19 @@ def example_accuracy(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    example_precision, example_recall, example_f1 : The other example-based measures.
+    subset_accuracy : The exact-match ratio.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import example_accuracy
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+    >>> round(example_accuracy(Y_true, Y_pred), 4)
+    0.6667
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _example_prf(yt, yp)[3]
@@ -354,6 +386,20 @@ def example_precision(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    example_recall : The example-based recall.
+    example_f1 : The mean per-instance F-measure.
+    macro_precision, micro_precision : The label-based precisions.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import example_precision
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+    >>> round(example_precision(Y_true, Y_pred), 4)
+    0.8333
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _example_prf(yt, yp)[0]
@@ -380,6 +426,20 @@ def example_recall(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    example_precision : The example-based precision.
+    example_f1 : The mean per-instance F-measure.
+    macro_recall, micro_recall : The label-based recalls.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import example_recall
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+    >>> round(example_recall(Y_true, Y_pred), 4)
+    0.8333
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _example_prf(yt, yp)[1]
@@ -411,6 +471,22 @@ def example_f1(Y_true, Y_pred, *, beta=1.0):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    example_f_of_means : The review's harmonic mean of the averaged precision and recall.
+    example_precision, example_recall : The two averages.
+    macro_f1, micro_f1 : The label-based F-measures.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import example_f1
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+    >>> round(example_f1(Y_true, Y_pred), 4)
+    0.7778
+    >>> round(example_f1(Y_true, Y_pred, beta=2.0), 4)
+    0.7963
     """
     beta = _check_beta(beta)
     yt, yp = _check_targets(Y_true, Y_pred)
@@ -445,6 +521,21 @@ def example_f_of_means(Y_true, Y_pred, *, beta=1.0):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    example_f1 : The mean of the per-instance F-measures (the ``f1`` key of :func:`evaluate`).
+    example_precision, example_recall : The two averages combined here.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import example_f_of_means
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+    >>> round(example_f_of_means(Y_true, Y_pred), 4)
+    0.8333
+    >>> round(example_f1(Y_true, Y_pred), 4)  # the mean of per-instance F differs
+    0.7778
     """
     beta = _check_beta(beta)
     yt, yp = _check_targets(Y_true, Y_pred)

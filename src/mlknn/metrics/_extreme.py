@@ -196,6 +196,11 @@ def precision_at_k(Y_true, Y_score, k=5):
     -------
     value : float
 
+    See Also
+    --------
+    recall_at_k, ndcg_at_k : The other top-k measures.
+    psprecision_at_k : The propensity-scored precision at k.
+
     Examples
     --------
     >>> import numpy as np
@@ -226,6 +231,10 @@ def recall_at_k(Y_true, Y_score, k=5):
     Returns
     -------
     value : float
+
+    See Also
+    --------
+    precision_at_k, ndcg_at_k : The other top-k measures.
 
     Examples
     --------
@@ -260,6 +269,11 @@ def ndcg_at_k(Y_true, Y_score, k=5):
     Returns
     -------
     value : float
+
+    See Also
+    --------
+    precision_at_k, recall_at_k : The other top-k measures.
+    psndcg_at_k : The propensity-scored nDCG at k.
 
     Examples
     --------
@@ -301,6 +315,11 @@ def psprecision_at_k(Y_true, Y_score, inv_propensity, k=5):
     -------
     value : float
 
+    See Also
+    --------
+    inverse_propensity : The weights this measure takes.
+    precision_at_k : The unweighted measure.
+
     Examples
     --------
     >>> import numpy as np
@@ -338,6 +357,11 @@ def psndcg_at_k(Y_true, Y_score, inv_propensity, k=5):
     Returns
     -------
     value : float
+
+    See Also
+    --------
+    inverse_propensity : The weights this measure takes.
+    ndcg_at_k : The unweighted measure.
 
     Examples
     --------
@@ -383,6 +407,10 @@ def inverse_propensity(Y_train, A=0.55, B=1.5):
     Returns
     -------
     inv_propensity : ndarray of shape (n_labels,), dtype float64
+
+    See Also
+    --------
+    psprecision_at_k, psndcg_at_k : The measures that take these weights.
 
     Examples
     --------

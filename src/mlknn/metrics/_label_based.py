@@ -120,6 +120,19 @@ def macro_accuracy(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    micro_accuracy : The micro-averaged label-based accuracy (the same value).
+    hamming_loss : Equals ``1 - macro_accuracy`` up to rounding.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import macro_accuracy
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(macro_accuracy(Y_true, Y_pred), 4)
+    0.7778
     """
     return _label_accuracy(*_check_targets(Y_true, Y_pred))[0]
 
@@ -142,6 +155,19 @@ def micro_accuracy(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    macro_accuracy : The macro-averaged label-based accuracy (the same value).
+    hamming_loss : Equals ``1 - micro_accuracy`` up to rounding.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import micro_accuracy
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(micro_accuracy(Y_true, Y_pred), 4)
+    0.7778
     """
     return _label_accuracy(*_check_targets(Y_true, Y_pred))[1]
 
@@ -165,6 +191,20 @@ def macro_precision(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    micro_precision : Precision of the pooled counts.
+    macro_recall, macro_f1 : The other macro-averaged measures.
+    example_precision : The example-based precision.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import macro_precision
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(macro_precision(Y_true, Y_pred), 4)
+    0.6667
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _macro_prf(yt, yp)[0]
@@ -189,6 +229,20 @@ def macro_recall(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    micro_recall : Recall of the pooled counts.
+    macro_precision, macro_f1 : The other macro-averaged measures.
+    example_recall : The example-based recall.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import macro_recall
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(macro_recall(Y_true, Y_pred), 4)
+    0.6667
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _macro_prf(yt, yp)[1]
@@ -216,6 +270,20 @@ def macro_f1(Y_true, Y_pred, *, beta=1.0):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    micro_f1 : F-measure of the pooled counts.
+    macro_precision, macro_recall : The other macro-averaged measures.
+    example_f1 : The example-based F-measure.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import macro_f1
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(macro_f1(Y_true, Y_pred), 4)
+    0.6667
     """
     beta = _check_beta(beta)
     yt, yp = _check_targets(Y_true, Y_pred)
@@ -239,6 +307,19 @@ def micro_precision(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    macro_precision : The mean of the per-label precisions.
+    micro_recall, micro_f1 : The other micro-averaged measures.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import micro_precision
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(micro_precision(Y_true, Y_pred), 4)
+    0.8
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _micro_prf(yt, yp)[0]
@@ -261,6 +342,19 @@ def micro_recall(Y_true, Y_pred):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    macro_recall : The mean of the per-label recalls.
+    micro_precision, micro_f1 : The other micro-averaged measures.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import micro_recall
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(micro_recall(Y_true, Y_pred), 4)
+    0.8
     """
     yt, yp = _check_targets(Y_true, Y_pred)
     return _micro_prf(yt, yp)[1]
@@ -285,6 +379,19 @@ def micro_f1(Y_true, Y_pred, *, beta=1.0):
     -------
     score : float
         In [0, 1]; 1 is best.
+
+    See Also
+    --------
+    macro_f1 : The mean of the per-label F-measures.
+    micro_precision, micro_recall : The other micro-averaged measures.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import micro_f1
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_pred = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    >>> round(micro_f1(Y_true, Y_pred), 4)
+    0.8
     """
     beta = _check_beta(beta)
     yt, yp = _check_targets(Y_true, Y_pred)
@@ -317,6 +424,19 @@ def macro_auc(Y_true, Y_score):
     -------
     score : float
         In [0, 1]; 1 is best; NaN if undefined.
+
+    See Also
+    --------
+    micro_auc : The AUC of all instance-label pairs pooled.
+    sklearn.metrics.roc_auc_score : scikit-learn's AUC (``average="macro"``).
+
+    Examples
+    --------
+    >>> from mlknn.metrics import macro_auc
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_score = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.5, 0.6]]
+    >>> round(macro_auc(Y_true, Y_score), 4)
+    0.6667
     """
     yt, S = _check_true_and_scores(Y_true, Y_score)
     return _macro_auc(yt, S)
@@ -342,6 +462,19 @@ def micro_auc(Y_true, Y_score):
     -------
     score : float
         In [0, 1]; 1 is best; NaN if undefined.
+
+    See Also
+    --------
+    macro_auc : The mean of the per-label AUCs.
+    ranking_loss : The per-instance counterpart (pairs within an instance).
+
+    Examples
+    --------
+    >>> from mlknn.metrics import micro_auc
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_score = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.5, 0.6]]
+    >>> round(micro_auc(Y_true, Y_score), 4)
+    0.8
     """
     yt, S = _check_true_and_scores(Y_true, Y_score)
     return _micro_auc(yt, S)

@@ -290,6 +290,19 @@ def one_error(Y_true, Y_score, *, ties="pessimistic"):
     -------
     loss : float
         In [0, 1]; 0 is best; NaN if undefined.
+
+    See Also
+    --------
+    coverage, ranking_loss, average_precision : The other ranking measures.
+    precision_at_k : ``1 - one_error`` is precision at 1 on the non-degenerate instances.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import one_error
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_score = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.5, 0.6]]
+    >>> round(one_error(Y_true, Y_score), 4)
+    0.0
     """
     return _one_error(_prepare(Y_true, Y_score, ties))
 
@@ -324,6 +337,19 @@ def coverage(Y_true, Y_score, *, ties="pessimistic"):
     loss : float
         In [0, n_labels - 1]; the best achievable value is the mean of
         ``|Y_i| - 1`` over the instances kept; NaN if undefined.
+
+    See Also
+    --------
+    one_error, ranking_loss, average_precision : The other ranking measures.
+    sklearn.metrics.coverage_error : scikit-learn's coverage, one more than this one.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import coverage
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_score = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.5, 0.6]]
+    >>> round(coverage(Y_true, Y_score), 4)
+    1.0
     """
     return _coverage(_prepare(Y_true, Y_score, ties))
 
@@ -358,6 +384,19 @@ def ranking_loss(Y_true, Y_score, *, ties="pessimistic"):
     -------
     loss : float
         In [0, 1]; 0 is best; NaN if undefined.
+
+    See Also
+    --------
+    one_error, coverage, average_precision : The other ranking measures.
+    sklearn.metrics.label_ranking_loss : scikit-learn's ranking loss.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import ranking_loss
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_score = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.5, 0.6]]
+    >>> round(ranking_loss(Y_true, Y_score), 4)
+    0.1667
     """
     return _ranking_loss(_prepare(Y_true, Y_score, ties))
 
@@ -391,5 +430,18 @@ def average_precision(Y_true, Y_score, *, ties="pessimistic"):
     -------
     score : float
         In (0, 1]; 1 is best; NaN if undefined.
+
+    See Also
+    --------
+    one_error, coverage, ranking_loss : The other ranking measures.
+    sklearn.metrics.label_ranking_average_precision_score : scikit-learn's measure.
+
+    Examples
+    --------
+    >>> from mlknn.metrics import average_precision
+    >>> Y_true = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+    >>> Y_score = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.5, 0.6]]
+    >>> round(average_precision(Y_true, Y_score, ties="average"), 4)
+    0.9444
     """
     return _average_precision(_prepare(Y_true, Y_score, ties))
