@@ -200,17 +200,17 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         * ``"mulan"``: MULAN's ``mulan.classifier.lazy.MLkNN`` (read from its
           source). Its equations are those of the paper (same prior, same
           smoothed c-histograms over leave-one-out neighbourhoods, confidence
-          ``P_in / (P_in + P_out)``); it differs in (1) the distance: Weka's
-          ``EuclideanDistance`` normalises each attribute by its training range,
-          a constant attribute contributing 0, done here by scaling X by
-          ``feature_scale_`` before every search (same distances; keeps CSR X
-          sparse); (2) an exact MAP tie is a coin flip (MULAN's unseeded
-          ``java.util.Random``; here seeded by ``random_state``, so not MULAN's
-          draws); (3) where both products are 0 (``smoothing=0`` only) MULAN's
-          confidence is NaN, here the prior as in "paper". Neighbours tied at
-          the k-th distance are taken by the lower training index, where Weka's
-          order depends on its heap. A graph passed to :meth:`fit_from_graph`
-          must have been searched on the scaled features.
+          ``P_in / (P_in + P_out)``); it differs in (1) an exact MAP tie is a
+          coin flip (MULAN's unseeded ``java.util.Random``; here seeded by
+          ``random_state``, so not MULAN's draws); (2) where both products are 0
+          (``smoothing=0`` only) MULAN's confidence is NaN, here the prior as in
+          "paper". Neighbours tied at the k-th distance are taken by the lower
+          training index, where Weka's order depends on its heap. Distances are
+          Weka's *without* its internal attribute normalisation, as for every
+          ``"mulan"`` reading in mlknn (DMLkNN, BRkNN*, IBLR): MULAN's default
+          ``EuclideanDistance`` divides each attribute by its training range,
+          which is min-max scaling on the training set (``FeatureScaler("minmax")``,
+          ``--scaling minmax``); scale X that way to reproduce MULAN's default.
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``) and
         the tie draws of ``variant="mulan"``.
@@ -225,9 +225,6 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         ``P(E_j^l | H_0^l)``.
     sparse_labels_ : bool
         Whether Y was kept sparse (a scipy sparse Y given to ``fit``).
-    feature_scale_ : ndarray of shape (n_features,)
-        ``variant="mulan"`` only: 1 / (training range) per feature, 0 for a
-        constant one.
     nn_ : fitted neighbour backend
     n_labels_ : int
     n_features_in_ : int
@@ -309,28 +306,12 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.variant = variant
         self.random_state = random_state
 
-    @property
-    def _normalises_features(self):
-        return self.variant == "mulan"
-
     # ----------------------------------------------------------------- fit
     def _fit_graph(self, graph, Y, X):
         # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
         if self.variant == "skmultilearn" and self.hubness is None:
             graph = _self_included(graph, self.n_neighbors)
         self._fit_tables(_counts(graph, Y), Y, self.n_neighbors + 1)
-
-    def _transform_features(self, X, fit=False):
-        # variant="mulan": Weka's EuclideanDistance normalises every attribute by
-        # its training range (constant attributes contribute 0). Dividing by the
-        # range gives the same distances as (x - min) / range and keeps CSR sparse.
-        if self.variant != "mulan":
-            return X
-        if fit:
-            self.feature_scale_ = _inverse_ranges(X)
-        if sp.issparse(X):
-            return sp.csr_matrix(X.multiply(self.feature_scale_[None, :]))
-        return np.asarray(X) * self.feature_scale_.astype(X.dtype, copy=False)
 
     # ------------------------------------------------------------- predict
     def _predict_proba_graph(self, graph, X):
@@ -369,18 +350,6 @@ def _self_included(graph, k):
     ind = np.hstack([np.arange(n, dtype=graph.indices.dtype)[:, None], graph.indices[:, : k - 1]])
     dist = np.hstack([np.zeros((n, 1), dtype=graph.distances.dtype), graph.distances[:, : k - 1]])
     return NeighborGraph(np.ascontiguousarray(ind), np.ascontiguousarray(dist), loo=True)
-
-
-def _inverse_ranges(X):
-    """1 / (max - min) per column of X, 0 for a constant column (Weka's normalisation)."""
-    if sp.issparse(X):
-        hi, lo = X.max(axis=0), X.min(axis=0)
-        hi = np.asarray(hi.toarray() if sp.issparse(hi) else hi, dtype=np.float64).ravel()
-        lo = np.asarray(lo.toarray() if sp.issparse(lo) else lo, dtype=np.float64).ravel()
-    else:
-        hi, lo = np.max(X, axis=0).astype(np.float64), np.min(X, axis=0).astype(np.float64)
-    span = hi - lo
-    return np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
 
 
 def _topk_by_chunks(est, graph, k, counts_of, table=None):
