@@ -13,10 +13,10 @@ Importing this package does not import dask; every entry point imports it on
 first use (:func:`mlknn.utils.check_optional_dependency`). See docs/distributed.md.
 """
 
+from ._backend import DaskNeighbors
 from ._estimators import DistributedKNN
 from ._experiments import DaskExecutor, dask_executor, local_client, run_experiment
 from ._graph import (
-    DaskNeighbors,
     TrainingIndex,
     get_client,
     kneighbors_graph,

@@ -1,0 +1,86 @@
+"""The distributed exact search as a neighbours backend: ``neighbors="dask"``.
+
+Registered when :mod:`mlknn.distributed` is imported; answers exactly what
+``neighbors="brute"`` answers (see ``_graph.py`` for why).
+"""
+
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ..neighbors import check_n_neighbors, register_backend
+from ._graph import TrainingIndex, get_client
+
+__all__ = ["DaskNeighbors"]
+
+
+class DaskNeighbors(BaseEstimator):
+    """The distributed exact search as a neighbours backend: ``neighbors="dask"``.
+
+    Registered when :mod:`mlknn.distributed` is imported. Honours the same
+    ``kneighbors`` contract as every backend (answers identical, bit for bit, to
+    ``neighbors="brute"``; ``X=None`` is leave-one-out), so any kNN estimator can
+    search on the cluster with ``MLkNN(neighbors="dask")``; the scoring stays in
+    this process (:class:`DistributedKNN` also moves it to the workers).
+
+    Parameters
+    ----------
+    metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+    client : distributed.Client, optional
+        Default: the default client of this process when ``fit`` runs.
+    train_block, query_block : int, optional
+        As for :func:`kneighbors_graph`.
+    retries : int, default=1
+    n_jobs, random_state : ignored
+        The cluster's workers set the parallelism; the search is exact.
+
+    Attributes
+    ----------
+    index_ : TrainingIndex
+    n_samples_fit_, n_features_in_ : int
+
+    Notes
+    -----
+    A fitted estimator holding this backend keeps a connection to the cluster:
+    save it (``mlknn.persistence``) after refitting with a local backend.
+    """
+
+    exact = True
+
+    def __init__(self, metric="euclidean", client=None, *, train_block=None, query_block=None, retries=1,
+                 n_jobs=None, random_state=None):
+        self.metric = metric
+        self.client = client
+        self.train_block = train_block
+        self.query_block = query_block
+        self.retries = retries
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # Share the client (a connection) instead of deep-copying it.
+        params = self.get_params(deep=False)
+        return type(self)(**params)
+
+    def fit(self, X, y=None):
+        """Send the training blocks to the cluster."""
+        client = get_client(self.client, "neighbors='dask'")
+        self.index_ = TrainingIndex(X, client, metric=self.metric, train_block=self.train_block,
+                                    query_block=self.query_block, retries=self.retries)
+        self.n_samples_fit_ = self.index_.n_samples_fit_
+        self.n_features_in_ = self.index_.n_features_in_
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+        """The ``n_neighbors`` nearest training points of each query (None: leave-one-out)."""
+        check_is_fitted(self, "index_")
+        k = check_n_neighbors(n_neighbors, self.n_samples_fit_, X is None)
+        queries = None if X is None else self.index_.query_blocks(X, self.query_block)
+        dist, ind = self.index_.kneighbors(queries, k)
+        return (dist, ind) if return_distance else ind
+
+
+def _make_dask(metric="euclidean", n_jobs=None, random_state=None, **params):
+    return DaskNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
+
+
+register_backend("dask", _make_dask, exact=True, requires="distributed")
