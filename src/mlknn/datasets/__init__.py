@@ -140,6 +140,9 @@ def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False
         MEKA-style label count overriding the file: q > 0 takes the first q
         attributes as labels, q < 0 the last |q|. When None and no XML is
         found, MEKA's ``-C q`` in the ``@relation`` name is used.
+    nominal : {"weka", "onehot"}, default="weka"
+        Encoding of nominal features with three or more values, as in
+        :func:`load`.
     return_X_y : bool, default=False
         Return ``(X, Y)`` instead of a Bunch.
 
@@ -155,6 +158,32 @@ def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False
     DatasetFormatError
         Malformed ARFF / gzip / XML (the message names the file and line), or
         no way to tell which attributes are labels.
+
+    See Also
+    --------
+    load : Load a dataset of the manifest by name (or a file by path).
+    list_datasets : The datasets of ``MANIFEST.tsv``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlknn.datasets import load_arff
+    >>> text = '''@relation toy
+    ... @attribute x0 numeric
+    ... @attribute x1 numeric
+    ... @attribute y0 {0,1}
+    ... @attribute y1 {0,1}
+    ... @data
+    ... 0.5,1.0,1,0
+    ... 0.1,0.2,0,1
+    ... 0.9,0.4,1,1
+    ... '''
+    >>> path = os.path.join(tempfile.mkdtemp(), "toy.arff")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(text)
+    >>> data = load_arff(path, n_labels=-2)
+    >>> data.X.shape, data.Y.tolist(), data.label_names
+    ((3, 2), [[1, 0], [0, 1], [1, 1]], ['y0', 'y1'])
     """
     if xml is not None and n_labels is not None:
         raise ValueError("pass at most one of xml and n_labels")
@@ -194,6 +223,17 @@ def list_datasets(data_home=None):
         ``ldens`` (float, as rounded in the manifest), ``sparse`` (bool), and
         also ``label_location``, ``splits`` (the fixed splits available,
         e.g. ``('train', 'test')``) and ``files``.
+
+    See Also
+    --------
+    load : Load one of these datasets.
+    fetch : Download a dataset of the registry into a data folder.
+
+    Examples
+    --------
+    >>> from mlknn.datasets import list_datasets
+    >>> [d["name"] for d in list_datasets()][:2]  # doctest: +SKIP
+    ['emotions', 'scene']
     """
     return [e.as_dict() for e in _entries(data_home).values()]
 
@@ -306,6 +346,13 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None, nominal=
         A name was given but neither ``data_home`` nor ``MLKNN_DATA`` is set.
     DatasetFormatError
         A malformed file.
+
+    See Also
+    --------
+    list_datasets : The names this function accepts.
+    load_arff : Load one ARFF file.
+    fetch : Download a dataset first.
+    make_multilabel : Random data with the same Bunch layout, no files needed.
 
     Examples
     --------

@@ -17,6 +17,15 @@ class DatasetFormatError(ValueError):
     them is cut at :data:`MAX_MESSAGE` characters (a quoted data row can be
     thousands of characters long).
 
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    path : str or path-like, default=None
+        The file that could not be read.
+    line : int, default=None
+        1-based line number of the problem, when known.
+
     Attributes
     ----------
     path : str or None

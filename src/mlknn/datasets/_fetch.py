@@ -68,6 +68,13 @@ _CHUNK = 1 << 16
 class FetchError(OSError):
     """A dataset could not be downloaded or verified.
 
+    Parameters
+    ----------
+    message : str
+        What failed.
+    url : str, default=None
+        The URL that failed.
+
     Attributes
     ----------
     url : str or None
@@ -81,6 +88,17 @@ class FetchError(OSError):
 
 class ChecksumError(FetchError):
     """A downloaded file does not have its pinned SHA-256.
+
+    Parameters
+    ----------
+    message : str
+        What failed.
+    url : str
+        The URL of the file.
+    expected : str
+        The pinned hex SHA-256 digest.
+    actual : str
+        The digest of the downloaded file.
 
     Attributes
     ----------
@@ -401,6 +419,11 @@ def fetch(name, *, data_home=None, base_url=None):
     ChecksumError
         A downloaded file does not match its pinned SHA-256 (the message
         names the URL, the expected and the actual hash).
+
+    See Also
+    --------
+    fetchable_datasets : The names this function knows.
+    load : Load the fetched dataset.
 
     Notes
     -----

@@ -48,6 +48,19 @@ def data_home(data_home=None):
         was fetched into the user cache.
     FileNotFoundError
         If the folder does not exist.
+
+    See Also
+    --------
+    list_datasets : The datasets of the folder's ``MANIFEST.tsv``.
+    fetch : Download a dataset into the user cache folder.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from mlknn.datasets import data_home
+    >>> folder = tempfile.mkdtemp()
+    >>> data_home(folder) == pathlib.Path(folder)
+    True
     """
     if data_home is None:
         value = os.environ.get(ENV_VAR, "").strip()

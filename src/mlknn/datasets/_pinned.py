@@ -135,7 +135,24 @@ _REGISTRY, _COLUMNS = _parse_pinned(_PINNED_MANIFEST, _SIZES, _CONTENT_SHA256)
 
 
 def fetchable_datasets():
-    """Names that :func:`fetch` knows, in MANIFEST order."""
+    """Names that :func:`fetch` knows, in MANIFEST order.
+
+    Returns
+    -------
+    names : list of str
+        The dataset names :func:`fetch` can download.
+
+    See Also
+    --------
+    fetch : Download one of these datasets.
+    list_datasets : The datasets already in a data folder.
+
+    Examples
+    --------
+    >>> from mlknn.datasets import fetchable_datasets
+    >>> "emotions" in fetchable_datasets()
+    True
+    """
     return list(_REGISTRY)
 
 

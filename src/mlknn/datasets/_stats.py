@@ -44,6 +44,11 @@ def dataset_stats(Y, X=None):
         number of distinct label sets, the empty set included), ``pldiv``
         (ldiv / n).
 
+    See Also
+    --------
+    label_stats : Per-label frequencies and imbalance ratios.
+    list_datasets : The same statistics as recorded in ``MANIFEST.tsv``.
+
     Examples
     --------
     >>> import numpy as np
@@ -94,6 +99,19 @@ def label_stats(Y, label_names=None):
         ``label_names`` (list or None). ``count`` is what rare-label
         filtering needs, e.g. ``Y[:, label_stats(Y)["count"] >= 20]``
         (the MLHiKNN protocol removes labels with fewer than 20 instances).
+
+    See Also
+    --------
+    dataset_stats : Cardinality, density and diversity of the whole label matrix.
+    mlknn.preprocessing.RareLabelFilter : Drops the labels with too few instances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.datasets import label_stats
+    >>> s = label_stats(np.array([[1, 0], [1, 1], [1, 0], [0, 0]]), label_names=["a", "b"])
+    >>> s["count"].tolist(), s["frequency"].tolist(), s["irlbl"].tolist(), s["mean_ir"]
+    ([3, 1], [0.75, 0.25], [1.0, 3.0], 2.0)
     """
     Y = _as_binary(Y)
     n, q = Y.shape

@@ -99,6 +99,11 @@ def make_simulated_2d(n_samples=None, random_state=0, *, cov=0.01, shuffle=True)
         'omega3']``), ``component`` (int array, index 0-6 of the Gaussian
         each row was drawn from), ``name`` (``'simulated-2d'``).
 
+    See Also
+    --------
+    make_multilabel : Random multi-label data of any size.
+    make_extreme_multilabel : Sparse data with a many-label, power-law label space.
+
     Examples
     --------
     >>> d = make_simulated_2d()
@@ -164,6 +169,19 @@ def make_multilabel(n_samples=1000, n_features=20, n_labels=5, random_state=0, *
         ``X`` (float64 ndarray, or CSR with ``sparse=True``), ``Y`` (uint8,
         (n, q)), ``feature_names`` (``x0``...), ``label_names`` (``y0``...),
         ``name`` (``'multilabel'``).
+
+    See Also
+    --------
+    sklearn.datasets.make_multilabel_classification : The generator behind it.
+    make_extreme_multilabel : Sparse data with a many-label, power-law label space.
+    make_simulated_2d : The two-dimensional data of the MLHiKNN paper.
+
+    Examples
+    --------
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=50, n_features=4, n_labels=3, random_state=0)
+    >>> data.X.shape, data.Y.shape, data.Y.dtype, data.label_names
+    ((50, 4), (50, 3), dtype('uint8'), ['y0', 'y1', 'y2'])
     """
     for bad in ("n_classes", "return_indicator", "return_distributions"):
         if bad in kw:
@@ -267,6 +285,11 @@ def make_extreme_multilabel(
         (int64 (q,)), ``label_weight`` (float64 (q,), the popularity ``w``,
         normalised to sum 1), ``feature_names``, ``label_names``, ``name``
         (``'extreme-synthetic'``).
+
+    See Also
+    --------
+    make_multilabel : Dense random data with few labels.
+    mlknn.metrics.precision_at_k : The measure used on such label spaces.
 
     Examples
     --------

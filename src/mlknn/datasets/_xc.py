@@ -295,6 +295,11 @@ def load_xc(
     DatasetFormatError
         A malformed file; the message names the file and the line.
 
+    See Also
+    --------
+    load : Dispatches here for Extreme Classification Repository files.
+    make_extreme_multilabel : Random data of the same kind, no files needed.
+
     Examples
     --------
     >>> import tempfile, os
