@@ -52,7 +52,21 @@ def __getattr__(name):
 
 
 def show_versions():
-    """Print the versions of mlknn and its main dependencies."""
+    """Print the versions of mlknn and its main dependencies.
+
+    See Also
+    --------
+    mlknn.utils.check_optional_dependency : Names the extra to install for a missing optional package.
+
+    Examples
+    --------
+    >>> import mlknn
+    >>> mlknn.show_versions()  # doctest: +ELLIPSIS
+    mlknn: ...
+    python: ...
+    numpy: ...
+    ...
+    """
     import platform
     from importlib.metadata import version as _v
 

@@ -58,6 +58,26 @@ def save(estimator, path):
     -------
     Path
         The written file.
+
+    See Also
+    --------
+    load : Read the file back.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.persistence import save, load
+    >>> data = make_multilabel(n_samples=60, n_features=5, n_labels=3, random_state=0)
+    >>> clf = MLkNN(n_neighbors=5).fit(data.X, data.Y)
+    >>> path = save(clf, os.path.join(tempfile.mkdtemp(), "mlknn.npz"))
+    >>> again = load(path)
+    >>> again.get_params() == clf.get_params()
+    True
+    >>> bool(np.array_equal(again.predict_proba(data.X), clf.predict_proba(data.X)))
+    True
     """
     path = Path(path)
     arrays = {}
@@ -96,6 +116,26 @@ def load(path):
     PersistenceError
         If the file is not an mlknn estimator file, is truncated or corrupt, was
         modified after saving, or comes from a newer format version.
+
+    See Also
+    --------
+    save : Write an estimator to such a file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.persistence import save, load
+    >>> data = make_multilabel(n_samples=60, n_features=5, n_labels=3, random_state=0)
+    >>> clf = MLkNN(n_neighbors=5).fit(data.X, data.Y)
+    >>> path = save(clf, os.path.join(tempfile.mkdtemp(), "mlknn.npz"))
+    >>> again = load(path)
+    >>> again.get_params() == clf.get_params()
+    True
+    >>> bool(np.array_equal(again.predict_proba(data.X), clf.predict_proba(data.X)))
+    True
     """
     path = Path(path)
     try:

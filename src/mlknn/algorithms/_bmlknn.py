@@ -113,6 +113,9 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         radius means the same with and without reduction; ``radius="auto"`` is
         the median primary distance to the k-th re-ranked neighbour. Our
         extension: seed 002 does not combine BML-kNN with hubness reduction.
+    random_state : int, RandomState instance or None, default=None
+        Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
+        the estimator itself draws nothing.
 
     Attributes
     ----------
@@ -242,6 +245,9 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         when the radius holds more than ``n_neighbors`` points.
     metric : str, default="euclidean"
     n_jobs : int, optional
+    random_state : int, RandomState instance or None, default=None
+        Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
+        the estimator itself draws nothing.
 
     Attributes
     ----------
