@@ -263,6 +263,8 @@ CLASSIFICATION = {
     "micro_precision": "micro_precision",
     "micro_recall": "micro_recall",
     "micro_f1": "micro_f1",
+    "macro_accuracy": "macro_accuracy",
+    "micro_accuracy": "micro_accuracy",
 }
 RANKING = {
     "one_error": "one_error",
