@@ -1,6 +1,7 @@
 """Lazy import of optional dependencies with an install hint."""
 
 import importlib
+from types import ModuleType
 
 #: Maps an importable module to the pip extra of mlknn that installs it.
 _EXTRAS = {
@@ -13,7 +14,8 @@ _EXTRAS = {
 }
 
 
-def check_optional_dependency(module_name, caller_name):
+def check_optional_dependency(module_name: str, caller_name: str) -> ModuleType:
+
     """Import ``module_name`` or raise an ImportError saying what to install.
 
     Parameters

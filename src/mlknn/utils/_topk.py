@@ -8,19 +8,24 @@ and by the extreme-classification metrics. No Python loop over rows or labels.
 
 import numpy as np
 
+from ._typing import ArrayLike, BoolArray, IntArray, NDArray, SparseMatrix
 
-def is_stored(counts, rows, query_rows, query_cols):
+
+
+def is_stored(
+    counts: SparseMatrix, rows: IntArray, query_rows: ArrayLike, query_cols: IntArray
+) -> BoolArray:
     """Whether each (query_rows[i], query_cols[i]) is a stored entry of canonical CSR ``counts``."""
     q = counts.shape[1]
     present = rows * q + counts.indices  # ascending: rows ascending, indices sorted
     keys = np.asarray(query_rows, np.int64) * q + query_cols
     pos = np.searchsorted(present, keys)
-    hit = pos < present.size
+    hit: BoolArray = pos < present.size
     hit[hit] = present[pos[hit]] == keys[hit]
     return hit
 
 
-def _check_topk(k, n_labels):
+def _check_topk(k: int, n_labels: int) -> None:
     if k > n_labels:
         raise ValueError(
             f"The 'k' parameter of predict_topk must be <= n_labels = {n_labels} (the number of "
@@ -28,7 +33,9 @@ def _check_topk(k, n_labels):
         )
 
 
-def topk_from_dense(scores, k):
+def topk_from_dense(
+    scores: ArrayLike, k: int
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """The k highest scores of each row, ties broken by the lower label index.
 
     Exact: equal to sorting each row by (score descending, label ascending)
@@ -62,7 +69,9 @@ def topk_from_dense(scores, k):
     return np.take_along_axis(labels, order, axis=1), np.take_along_axis(top, order, axis=1)
 
 
-def topk_from_sparse_candidates(rows, labels, scores, n_rows, k):
+def topk_from_sparse_candidates(
+    rows: ArrayLike, labels: IntArray, scores: ArrayLike, n_rows: int, k: int
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """The top k of each row among (row, label, score) candidates, ties by the lower label.
 
     Every row must have at least k distinct candidates, and they must include
@@ -94,7 +103,14 @@ def topk_from_sparse_candidates(rows, labels, scores, n_rows, k):
             scores[keep].reshape(n_rows, k))
 
 
-def zero_count_topk(counts, count_scores, zero_scores, k, zero_order=None):
+def zero_count_topk(
+    counts: SparseMatrix,
+    count_scores: ArrayLike,
+    zero_scores: ArrayLike,
+    k: int,
+    zero_order: IntArray | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+
     """Exact top k when every label absent from a row scores its per-label constant.
 
     ML-kNN's posterior (and BML-kNN's, NC's) of a label whose neighbour count is

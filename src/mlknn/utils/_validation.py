@@ -1,12 +1,21 @@
 """Input checks shared by every estimator and public function."""
 
 import os
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._typing import Estimator, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 
-def check_label_matrix(Y, *, name="Y", n_samples=None, accept_sparse=False):
+
+def check_label_matrix(
+    Y: MatrixLike,
+    *,
+    name: str = "Y",
+    n_samples: int | None = None,
+    accept_sparse: bool = False,
+) -> LabelMatrix:
     """Check that ``Y`` is a 2-D 0/1 indicator matrix and return it as uint8.
 
     A single label (shape ``(n, 1)``) is accepted: scikit-learn's
@@ -72,7 +81,7 @@ def check_label_matrix(Y, *, name="Y", n_samples=None, accept_sparse=False):
     return Y.astype(np.uint8, copy=False)
 
 
-def _check_label_shape(shape, name, n_samples):
+def _check_label_shape(shape: tuple[int, ...], name: str, n_samples: int | None) -> None:
     if shape[1] == 0:
         raise ValueError(f"{name} must have at least one label column; got shape {shape}.")
     if n_samples is not None and shape[0] != n_samples:
@@ -81,7 +90,7 @@ def _check_label_shape(shape, name, n_samples):
         )
 
 
-def _check_sparse_labels(Y, *, name, n_samples):
+def _check_sparse_labels(Y: SparseMatrix, *, name: str, n_samples: int | None) -> SparseMatrix:
     """The sparse branch of :func:`check_label_matrix`: O(nnz(Y)), never densifies."""
     if Y.ndim != 2:
         raise ValueError(
@@ -122,7 +131,7 @@ class LabelSpaceTooLargeError(MemoryError, ValueError):
 DENSE_LABEL_BUDGET_ENV = "MLKNN_DENSE_LABEL_BUDGET"
 
 
-def dense_label_budget():
+def dense_label_budget() -> int:
     """Bytes a dense (n, q) label or score array may take.
 
     ``$MLKNN_DENSE_LABEL_BUDGET`` (bytes) when set, else a quarter of the
@@ -146,16 +155,17 @@ def dense_label_budget():
 #: Names of the estimator classes that keep sparse labels sparse, filled by
 #: :class:`mlknn.base.KNNMultiLabelBase` as they are defined (utils may not
 #: import the estimators: see the layer rule in tests/test_layers.py).
-SPARSE_LABEL_ESTIMATORS = set()
+SPARSE_LABEL_ESTIMATORS: set[str] = set()
 
 
-def _sparse_label_estimators():
+def _sparse_label_estimators() -> list[str]:
     """Names of the (imported) estimators that keep Y sparse, for messages."""
     return sorted(SPARSE_LABEL_ESTIMATORS)
 
 
-def check_dense_label_budget(n_rows, n_labels, *, estimator=None, itemsize=8, what="a dense label matrix",
-                             alternative=None, limit=None):
+def check_dense_label_budget(n_rows: int, n_labels: int, *, estimator: Estimator | str | None = None,
+                             itemsize: int = 8, what: str = "a dense label matrix",
+                             alternative: str | None = None, limit: int | None = None) -> int:
     """Refuse, before allocating, a dense (n_rows, n_labels) array over the budget.
 
     Parameters
@@ -198,7 +208,13 @@ class NonNumericInputError(TypeError, ValueError):
     """X holds values that are not numbers (a TypeError for numpy, a ValueError for users)."""
 
 
-def validate_features(estimator, X, reset=True, accept_sparse="csr", dtype=(np.float64, np.float32)):
+def validate_features(
+    estimator: Estimator,
+    X: MatrixLike,
+    reset: bool = True,
+    accept_sparse: str | bool | list[str] = "csr",
+    dtype: tuple[type[np.floating[Any]], ...] = (np.float64, np.float32),
+) -> MatrixLike:
     """scikit-learn's ``validate_data`` for X (dense or sparse, float64/float32).
 
     A non-numeric X (strings, arbitrary objects) makes numpy raise a TypeError
@@ -215,15 +231,17 @@ def validate_features(estimator, X, reset=True, accept_sparse="csr", dtype=(np.f
         ) from exc
 
 
-def input_dtype(Y):
+def input_dtype(Y: object) -> np.dtype[Any]:
     """The dtype ``predict`` returns for a target ``Y``: Y's own numeric dtype, else int64."""
     dtype = getattr(Y, "dtype", None)
     if dtype is None or dtype.kind not in "biuf":
         return np.dtype(np.int64)
-    return np.dtype(dtype)
+    own: np.dtype[Any] = np.dtype(dtype)
+    return own
 
 
-def label_classes(n_labels):
+
+def label_classes(n_labels: int) -> list[NDArray[np.int_]]:
     """``classes_`` of a multi-label classifier: one ``[0, 1]`` array per label.
 
     The form scikit-learn's multi-label classifiers (e.g. KNeighborsClassifier)
@@ -232,7 +250,14 @@ def label_classes(n_labels):
     return [np.array([0, 1]) for _ in range(n_labels)]
 
 
-def validate_fit_data(estimator, X, Y, *, sparse_labels=False, **kwargs):
+def validate_fit_data(
+    estimator: Estimator,
+    X: MatrixLike,
+    Y: MatrixLike | None,
+    *,
+    sparse_labels: bool = False,
+    **kwargs: Any,
+) -> tuple[MatrixLike, LabelMatrix, np.dtype[Any]]:
     """The checks every ``fit(X, Y)`` of mlknn starts with.
 
     Parameters
@@ -277,7 +302,9 @@ class FeatureScaleWarning(UserWarning):
 FEATURE_SCALE_RATIO = 1e3
 
 
-def warn_if_unscaled(X, estimator=None, *, ratio=FEATURE_SCALE_RATIO):
+def warn_if_unscaled(
+    X: MatrixLike, estimator: Estimator | None = None, *, ratio: float = FEATURE_SCALE_RATIO
+) -> float:
     """Warn once (a :class:`FeatureScaleWarning`) when feature ranges differ by > ``ratio``.
 
     Costs one pass over X (column min and max, also for CSR X, where the
@@ -313,5 +340,6 @@ def warn_if_unscaled(X, estimator=None, *, ratio=FEATURE_SCALE_RATIO):
     return found
 
 
-def _dense_row(v):
+def _dense_row(v: MatrixLike) -> NDArray[np.float64]:
+
     return np.asarray(v.toarray() if sp.issparse(v) else v, dtype=np.float64).ravel()
