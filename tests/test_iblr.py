@@ -335,3 +335,18 @@ def test_dense_in_q_estimators_have_no_sparse_label_path():
     assert IBLR._supports_sparse_labels is False
     assert MLHiKNN._supports_sparse_labels is False
     assert DMLkNN._supports_sparse_labels is False
+
+
+@pytest.mark.parametrize("name", ["IBLR", "MLHiKNN", "DMLkNN"])
+def test_dense_in_q_estimators_refuse_a_huge_sparse_y_before_allocating(name, monkeypatch):
+    import mlknn
+    from mlknn.utils._validation import DENSE_LABEL_BUDGET_ENV, LabelSpaceTooLargeError
+
+    monkeypatch.setenv(DENSE_LABEL_BUDGET_ENV, str(2**20))  # 1 MiB
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    q = 100_000  # 40 x 100,000 dense: far above 1 MiB
+    rows = np.arange(40)
+    Y = sp.csr_array((np.ones(40, dtype=np.uint8), (rows, rows * 7)), shape=(40, q))
+    with pytest.raises(LabelSpaceTooLargeError, match=r"(?s)MLkNN.*bytes|bytes.*MLkNN"):
+        getattr(mlknn, name)(n_neighbors=3).fit(X, Y)

@@ -42,7 +42,7 @@ _BATCH_BYTES = 512 * 2**20
 _EIGEN_MAX = 4096
 
 #: Conjugate-gradient steps per Newton step (per label).
-_MAX_CG = 200
+_MAX_CG = 25
 
 _ARMIJO = 1e-4
 
