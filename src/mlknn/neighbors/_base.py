@@ -22,7 +22,24 @@ from ._graph import NeighborGraph
 
 @runtime_checkable
 class NeighborsIndex(Protocol):
-    """What mlknn needs from a neighbour-search backend."""
+    """What mlknn needs from a neighbour-search backend.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None: a protocol is a type to check against, not a class to instantiate.
+
+    See Also
+    --------
+    register_backend : Make a class with these methods a named backend.
+    BruteNeighbors : The default backend, a complete implementation.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import BruteNeighbors, NeighborsIndex
+    >>> isinstance(BruteNeighbors(), NeighborsIndex)
+    True
+    """
 
     def fit(self, X): ...
 
@@ -66,6 +83,11 @@ def register_backend(name, factory, *, exact, requires=None):
     requires : str, optional
         Importable module the backend needs; used by :func:`available_backends`.
 
+    See Also
+    --------
+    available_backends : The registered names whose dependencies are importable.
+    get_backend : Build a registered backend.
+
     Examples
     --------
     >>> from mlknn import MLkNN
@@ -85,6 +107,18 @@ class RegisteredBackend(StrOptions):
 
     Used in the estimators' ``_parameter_constraints["neighbors"]``; unlike a fixed
     ``StrOptions`` it sees backends registered after import.
+
+    See Also
+    --------
+    register_backend : Add a name to the registry.
+    available_backends : The registered names whose dependencies are importable.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import RegisteredBackend
+    >>> constraint = RegisteredBackend()
+    >>> constraint.is_satisfied_by("brute"), constraint.is_satisfied_by("no-such-backend")
+    (True, False)
     """
 
     def __init__(self):
@@ -109,6 +143,17 @@ def available_backends():
     Returns
     -------
     list of str
+
+    See Also
+    --------
+    register_backend : Add a backend to the registry.
+    get_backend : Build one of these backends.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import available_backends
+    >>> {"brute", "precomputed"} <= set(available_backends())
+    True
     """
     import importlib.util
 
@@ -138,6 +183,17 @@ def get_backend(neighbors="brute", *, metric="euclidean", n_jobs=None, random_st
     Returns
     -------
     backend
+
+    See Also
+    --------
+    available_backends : The names accepted here.
+    register_backend : Add a name.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import get_backend
+    >>> type(get_backend("brute", metric="cosine")).__name__
+    'BruteNeighbors'
     """
     if isinstance(neighbors, str):
         if neighbors == "auto":
@@ -181,7 +237,30 @@ def _auto_backend():
 
 
 def is_exact(neighbors):
-    """Whether the backend named (or given) returns exact neighbours."""
+    """Whether the backend named (or given) returns exact neighbours.
+
+    Parameters
+    ----------
+    neighbors : str or object
+        A registered name (``"auto"`` is exact) or a backend object, exact when
+        its ``exact`` attribute is true.
+
+    Returns
+    -------
+    bool
+        True if the backend returns the exact k nearest neighbours.
+
+    See Also
+    --------
+    register_backend : Declares each name's exactness.
+    estimate_recall : Measures how far an approximate backend is from exact.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import is_exact
+    >>> is_exact("brute"), is_exact("hnswlib")
+    (True, False)
+    """
     if isinstance(neighbors, str):
         if neighbors == "auto":
             return True
@@ -210,6 +289,20 @@ def build_graph(index, X=None, n_neighbors=10):
     Returns
     -------
     NeighborGraph
+
+    See Also
+    --------
+    compute_graphs : Fit one index and build the training and test graphs.
+    NeighborGraph : The returned container.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [3.0, 3.0], [1.0, 1.0]])
+    >>> from mlknn.neighbors import BruteNeighbors, build_graph
+    >>> graph = build_graph(BruteNeighbors().fit(X), n_neighbors=2)  # leave-one-out
+    >>> graph.indices.tolist()
+    [[1, 4], [0, 4], [4, 0], [4, 2], [1, 0]]
     """
     dist, ind = index.kneighbors(X, n_neighbors=n_neighbors, return_distance=True)
     return NeighborGraph(

@@ -58,6 +58,24 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
     ----------
     n_samples_fit_ : int
     n_features_in_ : int
+
+    See Also
+    --------
+    FaissNeighbors : The same exact neighbours with faiss.
+    TorchNeighbors : The same exact neighbours on a GPU.
+    pairwise_distances : All the distances rather than the k smallest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [3.0, 3.0], [1.0, 1.0]])
+    >>> from mlknn.neighbors import BruteNeighbors
+    >>> index = BruteNeighbors().fit(X)
+    >>> dist, ind = index.kneighbors(X[:2], n_neighbors=2)
+    >>> ind.tolist(), dist.round(3).tolist()
+    ([[0, 1], [1, 0]], [[0.0, 1.0], [0.0, 1.0]])
+    >>> index.kneighbors(n_neighbors=1, return_distance=False).ravel().tolist()  # leave-one-out
+    [1, 0, 4, 4, 1]
     """
 
     exact = True

@@ -29,7 +29,37 @@ def check_metric(metric, where):
 
 def check_n_neighbors(n_neighbors, n_samples_fit, loo):
     """``n_neighbors`` as an int in ``[1, n_samples_fit]`` (``n_samples_fit - 1`` for
-    leave-one-out), else a ValueError stating the rule and the value."""
+    leave-one-out), else a ValueError stating the rule and the value.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        The requested k.
+    n_samples_fit : int
+        Training points of the index.
+    loo : bool
+        Whether the query is the leave-one-out graph of the training set, which
+        has one candidate fewer per point.
+
+    Returns
+    -------
+    int
+        ``n_neighbors``, checked.
+
+    See Also
+    --------
+    drop_own_index : The leave-one-out step of every backend.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import check_n_neighbors
+    >>> check_n_neighbors(3, 10, loo=True)
+    3
+    >>> check_n_neighbors(10, 10, loo=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: Expected 1 <= n_neighbors <= n_samples_fit - 1 (leave-one-out) = 9, but n_neighbors = 10.
+    """
     limit = n_samples_fit - 1 if loo else n_samples_fit
     if (
         isinstance(n_neighbors, bool)
@@ -87,6 +117,19 @@ def drop_own_index(ind, own, dist=None):
     -------
     ind : ndarray of shape (n_rows, w - 1)
         And ``dist`` likewise when given, as ``(dist, ind)``.
+
+    See Also
+    --------
+    check_n_neighbors : The bounds on k, leave-one-out included.
+    merge_topk : Merge partial neighbour lists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import drop_own_index
+    >>> ind = np.array([[0, 2, 1], [0, 1, 2]])  # row 1: point 1 ties with point 0 at distance 0
+    >>> drop_own_index(ind, np.array([0, 1])).tolist()
+    [[2, 1], [0, 2]]
     """
     n, w = ind.shape
     is_self = ind == np.asarray(own)[:, None]
@@ -109,6 +152,20 @@ def merge_topk(k, *parts):
     Returns
     -------
     distances, indices : ndarrays of shape (n_queries, min(k, sum k_i))
+
+    See Also
+    --------
+    drop_own_index : The leave-one-out step of every backend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import merge_topk
+    >>> part1 = (np.array([[0.1, 0.5]]), np.array([[4, 7]]))
+    >>> part2 = (np.array([[0.3, 0.5]]), np.array([[2, 1]]))
+    >>> dist, ind = merge_topk(3, part1, part2)
+    >>> dist.tolist(), ind.tolist()
+    ([[0.1, 0.3, 0.5]], [[4, 2, 1]])
     """
     dist = np.concatenate([p[0] for p in parts], axis=1) if len(parts) > 1 else parts[0][0]
     ind = np.concatenate([p[1] for p in parts], axis=1) if len(parts) > 1 else parts[0][1]
@@ -124,6 +181,26 @@ def resolve_n_jobs(n_jobs):
     ``None``: as many as the process's BLAS thread pool holds (so a caller's
     ``threadpoolctl.threadpool_limits`` is respected; usually all cores); ``-1``
     (any negative value): all cores; ``n >= 1``: n threads.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        The ``n_jobs`` parameter of a backend.
+
+    Returns
+    -------
+    int
+        The number of threads, >= 1.
+
+    See Also
+    --------
+    BruteNeighbors : Its ``n_jobs`` follows this rule, as every backend's does.
+
+    Examples
+    --------
+    >>> from mlknn.neighbors import resolve_n_jobs
+    >>> resolve_n_jobs(2), resolve_n_jobs(None) >= 1
+    (2, True)
     """
     import os
 

@@ -74,11 +74,28 @@ class FaissNeighbors(_FaissBase):
         BLAS pool holds (the rule of every backend); -1: all cores.
     random_state : ignored
 
+    See Also
+    --------
+    BruteNeighbors : The same exact neighbours without faiss.
+    FaissIVFNeighbors, FaissHNSWNeighbors : faiss's approximate indexes.
+
     Notes
     -----
     Gives the same indices and distances as :class:`BruteNeighbors` (ties by the
     lower index included): rows whose boundary faiss cannot resolve in float32 are
     recomputed by brute force. See the module docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(100, 4)
+    >>> from mlknn.neighbors import FaissNeighbors
+    >>> index = FaissNeighbors().fit(X)
+    >>> index.kneighbors(X[:2], n_neighbors=3, return_distance=False)[:, 0].tolist()
+    [0, 1]
+    >>> from mlknn.neighbors import BruteNeighbors
+    >>> bool((index.kneighbors(X, 5)[1] == BruteNeighbors().fit(X).kneighbors(X, 5)[1]).all())
+    True
     """
 
     exact = True
@@ -112,6 +129,23 @@ class FaissIVFNeighbors(_FaissBase):
     n_jobs : int, optional
     random_state : int, optional
         Seed of the k-means training.
+
+    See Also
+    --------
+    FaissNeighbors : faiss's exact flat index.
+    FaissHNSWNeighbors : faiss's HNSW graph index.
+    estimate_recall : Measure the recall of an approximate index.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(100, 4)
+    >>> from mlknn.neighbors import FaissIVFNeighbors, estimate_recall
+    >>> index = FaissIVFNeighbors(random_state=0).fit(X)
+    >>> index.kneighbors(X[:2], n_neighbors=3, return_distance=False)[:, 0].tolist()
+    [0, 1]
+    >>> 0.0 <= estimate_recall(index, X, n_neighbors=5) <= 1.0
+    True
     """
 
     _name = "faiss-ivf"
@@ -165,6 +199,23 @@ class FaissHNSWNeighbors(_FaissBase):
         Search beam; raised to the number of candidates when that is larger.
     n_jobs : int, optional
     random_state : ignored (faiss's HNSW build is multi-threaded, not seeded)
+
+    See Also
+    --------
+    HnswlibNeighbors : The HNSW index of hnswlib.
+    FaissIVFNeighbors : faiss's inverted-file index.
+    estimate_recall : Measure the recall of an approximate index.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(100, 4)
+    >>> from mlknn.neighbors import FaissHNSWNeighbors, estimate_recall
+    >>> index = FaissHNSWNeighbors(random_state=0).fit(X)
+    >>> index.kneighbors(X[:2], n_neighbors=3, return_distance=False)[:, 0].tolist()
+    [0, 1]
+    >>> 0.0 <= estimate_recall(index, X, n_neighbors=5) <= 1.0
+    True
     """
 
     _name = "faiss-hnsw"

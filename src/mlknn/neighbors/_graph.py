@@ -110,6 +110,19 @@ def knn_to_csr(indices, n_cols, values=None):
     Returns
     -------
     scipy.sparse.csr_matrix
+
+    See Also
+    --------
+    graph_to_csr : A graph as the distance matrix ``neighbors="precomputed"`` reads.
+    NeighborGraph : The dense (n, k) neighbour lists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import knn_to_csr
+    >>> knn_to_csr(np.array([[1, 2], [0, 2]]), n_cols=3).toarray()
+    array([[0., 1., 1.],
+           [1., 0., 1.]])
     """
     import scipy.sparse as sp
 

@@ -33,6 +33,22 @@ class HnswlibNeighbors(_CandidateBackend):
     random_state : int, optional
         Seed of the level assignment (the multi-threaded build is still not
         bit-reproducible).
+
+    See Also
+    --------
+    FaissHNSWNeighbors : The HNSW index of faiss.
+    PyNNDescentNeighbors : Another approximate backend, for sparse input too.
+    estimate_recall : Measure the recall of an approximate index.
+
+    Examples
+    --------
+    >>> # needs pip install 'mlknn[hnswlib]'
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(100, 4)
+    >>> from mlknn.neighbors import HnswlibNeighbors
+    >>> index = HnswlibNeighbors(random_state=0).fit(X)  # doctest: +SKIP
+    >>> index.kneighbors(X[:2], n_neighbors=3, return_distance=False)[:, 0].tolist()  # doctest: +SKIP
+    [0, 1]
     """
 
     _name = "hnswlib"

@@ -55,6 +55,11 @@ def pairwise_distances(X, Y, metric="euclidean"):
     -------
     ndarray of shape (n_x, n_y), float64
 
+    See Also
+    --------
+    pairwise_distances_chunked : The same in blocks of columns.
+    BruteNeighbors : Only the k smallest distances.
+
     Examples
     --------
     >>> import numpy as np
@@ -98,6 +103,17 @@ def row_sqnorms(X):
     Returns
     -------
     ndarray of shape (n,)
+
+    See Also
+    --------
+    pairwise_distances : Distances computed from these norms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import row_sqnorms
+    >>> row_sqnorms(np.array([[3.0, 4.0], [1.0, 0.0]]))
+    array([25.,  1.])
     """
     return _row_sqnorms(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X))
 
@@ -135,6 +151,10 @@ def pairwise_distances_chunked(X, Y, *, metric="euclidean", working_memory=None,
         The rows of Y in this block.
     D : ndarray of shape (n_x, cols.stop - cols.start), float64
         ``D[i, j]`` is the distance from ``X[i]`` to ``Y[cols][j]``.
+
+    See Also
+    --------
+    pairwise_distances : All the distances at once.
 
     Examples
     --------

@@ -61,6 +61,21 @@ class PrecomputedNeighbors(BaseEstimator):
     n_samples_fit_ : int
     n_features_in_ : int
         Equal to ``n_samples_fit_`` (the columns of a graph are training points).
+
+    See Also
+    --------
+    graph_to_csr : Builds the sparse distance matrix this backend reads.
+    compute_graphs : Search once and reuse the graphs with ``fit_from_graph``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [3.0, 3.0], [1.0, 1.0]])
+    >>> from mlknn.neighbors import BruteNeighbors, PrecomputedNeighbors, build_graph, graph_to_csr
+    >>> D = graph_to_csr(build_graph(BruteNeighbors().fit(X), n_neighbors=2))
+    >>> index = PrecomputedNeighbors().fit(D)
+    >>> index.kneighbors(n_neighbors=2, return_distance=False).tolist()
+    [[1, 4], [0, 4], [4, 0], [4, 2], [1, 0]]
     """
 
     exact = True
@@ -200,6 +215,20 @@ def graph_to_csr(graph, n_train=None, indices=None):
     scipy.sparse.csr_matrix of shape (n_points, n_train)
         Distances as values, zeros kept explicitly. A leave-one-out training graph
         does not contain the points themselves, which is what ``fit`` expects.
+
+    See Also
+    --------
+    PrecomputedNeighbors : The backend that reads the result.
+    knn_to_csr : Neighbour lists as a sparse matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [3.0, 3.0], [1.0, 1.0]])
+    >>> from mlknn.neighbors import BruteNeighbors, build_graph, graph_to_csr
+    >>> D = graph_to_csr(build_graph(BruteNeighbors().fit(X), n_neighbors=1))
+    >>> D.shape, D.nnz
+    ((5, 5), 5)
     """
     if isinstance(graph, NeighborGraph):
         dist, ind = graph.distances, graph.indices

@@ -36,6 +36,21 @@ class PyNNDescentNeighbors(_CandidateBackend):
     random_state : int, optional
         Seeds NN-descent's random initialisation and search trees: with a seed and
         ``n_jobs=1`` the graph is reproducible.
+
+    See Also
+    --------
+    HnswlibNeighbors : An HNSW approximate backend.
+    estimate_recall : Measure the recall of an approximate index.
+
+    Examples
+    --------
+    >>> # skipped in the doctests: numba compiles pynndescent on first use (slow)
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(100, 4)
+    >>> from mlknn.neighbors import PyNNDescentNeighbors
+    >>> index = PyNNDescentNeighbors(random_state=0).fit(X)  # doctest: +SKIP
+    >>> index.kneighbors(X[:2], n_neighbors=3, return_distance=False)[:, 0].tolist()  # doctest: +SKIP
+    [0, 1]
     """
 
     _name = "pynndescent"

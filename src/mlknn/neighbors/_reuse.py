@@ -63,6 +63,24 @@ def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euc
         Leave-one-out graph of the training set, ``max_k`` wide.
     test_graph : NeighborGraph or None
         Graph of the test points (None without ``X_test``).
+
+    See Also
+    --------
+    GraphCache : The same, kept with its split, with ``predict_proba`` for several estimators.
+    build_graph : Query one fitted backend.
+
+    Examples
+    --------
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.neighbors import compute_graphs
+    >>> d = make_multilabel(n_samples=60, n_features=4, n_labels=3, random_state=0)
+    >>> index, train_graph, test_graph = compute_graphs(d.X[:50], d.X[50:], max_k=8, neighbors="brute")
+    >>> train_graph.indices.shape, test_graph.indices.shape
+    ((50, 8), (10, 8))
+    >>> clf = MLkNN(n_neighbors=5).fit_from_graph(train_graph, d.Y[:50], index=index)
+    >>> clf.predict(d.X[50:]).shape
+    (10, 3)
     """
     index = get_backend(neighbors, metric=metric, n_jobs=n_jobs, **params).fit(X_train)
     n_train = index.n_samples_fit_
@@ -93,6 +111,10 @@ class GraphCache:
     ----------
     index, train_graph, test_graph
         As returned by :func:`compute_graphs`.
+
+    See Also
+    --------
+    compute_graphs : The function behind it.
 
     Examples
     --------
@@ -162,6 +184,19 @@ def recall_at_k(approx_indices, exact_indices, k=None):
     -------
     float
         In [0, 1]; 1 when every row holds the same set (order is ignored).
+
+    See Also
+    --------
+    estimate_recall : Recall of a fitted backend, searched on a sample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import recall_at_k
+    >>> exact = np.array([[0, 1, 2], [3, 4, 5]])
+    >>> approx = np.array([[2, 0, 9], [3, 4, 5]])
+    >>> round(recall_at_k(approx, exact), 4)
+    0.8333
     """
     A = np.asarray(approx_indices)
     E = np.asarray(exact_indices)
@@ -226,6 +261,19 @@ def estimate_recall(index, X_train, X_query=None, n_neighbors=10, n_samples=1000
     Returns
     -------
     float
+
+    See Also
+    --------
+    recall_at_k : The measure, from two neighbour lists.
+    is_exact : Whether a backend needs this check at all.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import BruteNeighbors, estimate_recall
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> estimate_recall(BruteNeighbors().fit(X), X, n_neighbors=5)  # an exact backend
+    1.0
     """
     from sklearn.utils import check_random_state
 

@@ -77,11 +77,28 @@ class TorchNeighbors(_CandidateBackend):
     n_samples_fit_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    BruteNeighbors : The same exact neighbours on the CPU with BLAS.
+
     Notes
     -----
     Gives the same indices and distances as :class:`BruteNeighbors` (see the
     module docstring). The training matrix is held on the device in float32
     (``4 n d`` bytes) and on the host as given.
+
+    Examples
+    --------
+    >>> # needs pip install 'mlknn[gpu]'; uses CUDA when available
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(100, 4)
+    >>> from mlknn.neighbors import TorchNeighbors
+    >>> index = TorchNeighbors(device="cpu").fit(X)  # doctest: +SKIP
+    >>> index.kneighbors(X[:2], n_neighbors=3, return_distance=False)[:, 0].tolist()  # doctest: +SKIP
+    [0, 1]
+    >>> from mlknn.neighbors import BruteNeighbors
+    >>> bool((index.kneighbors(X, 5)[1] == BruteNeighbors().fit(X).kneighbors(X, 5)[1]).all())  # doctest: +SKIP
+    True
     """
 
     exact = True
