@@ -1,0 +1,123 @@
+"""MLHiKNN, DMLkNN and IBLR at many labels, as multiples of MLkNN (issue 12 point 5).
+
+For each dataset (default: delicious, q = 983, and bibtex, q = 159) the seeded
+50/50 split ``train_test_split(X, Y, test_size=0.5, random_state=0)`` with a
+dense Y; each estimator (its default parameters) runs fit + ``predict`` in its
+own subprocess, with a wall-clock limit, so that one slow estimator cannot hold
+up the others and each child's peak RSS is its own. MLkNN runs first and last
+for every dataset; the ratio of an estimator is its time over the mean of the
+two MLkNN runs (the machine is shared: the bracketing shows how much the load
+moved during the dataset's runs, and the load average is printed per run).
+
+``--profile`` runs each child under cProfile and prints its top functions by
+cumulative time: where the time goes.
+
+Usage::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MLKNN_DATA=/path/to/datasets \\
+        python benchmarks/bench_many_labels.py [--datasets delicious bibtex] \\
+        [--estimators DMLkNN IBLR MLHiKNN] [--timeout 1800] [--profile]
+
+Prints one JSON line per run, then a markdown table.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from _common import load_average, log, machine_info, markdown_table, run_subprocess  # noqa: E402
+
+CHILD = r'''
+import json, os, resource, sys, time, warnings
+import numpy as np
+from sklearn.model_selection import train_test_split
+import mlknn
+from mlknn.datasets import load
+
+warnings.simplefilter("ignore")
+name, est_name, profile = {name!r}, {est!r}, {profile!r}
+data = load(name)
+Y = data.Y.toarray() if hasattr(data.Y, "toarray") else np.asarray(data.Y)
+Xtr, Xte, Ytr, Yte = train_test_split(data.X, Y, test_size=0.5, random_state=0)
+est = getattr(mlknn, est_name)()
+
+def run():
+    est.fit(Xtr, Ytr)
+    return est.predict(Xte)
+
+if profile:
+    import cProfile, io, pstats
+    prof = cProfile.Profile()
+    t = time.perf_counter(); prof.enable(); run(); prof.disable(); wall = time.perf_counter() - t
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(14)
+    sys.stderr.write(out.getvalue())
+else:
+    t = time.perf_counter(); run(); wall = time.perf_counter() - t
+print(json.dumps({{"dataset": name, "estimator": est_name, "n_train": int(Xtr.shape[0]),
+                  "q": int(Ytr.shape[1]), "seconds": wall,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "loadavg": " ".join(f"{{x:.1f}}" for x in os.getloadavg())}}))
+'''
+
+
+def run_one(name, est, timeout, profile):
+    code = CHILD.format(name=name, est=est, profile=profile)
+    try:
+        if profile:
+            import subprocess
+            import tempfile
+
+            with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+                f.write(code)
+            res = subprocess.run([sys.executable, f.name], capture_output=True, text=True, timeout=timeout)
+            os.unlink(f.name)
+            print(res.stderr[-6000:], file=sys.stderr)
+            out = res.stdout
+        else:
+            out = run_subprocess(code, timeout=timeout)
+        return json.loads(out.strip().splitlines()[-1])
+    except Exception as exc:  # a timeout or a crash is a result too
+        return {"dataset": name, "estimator": est, "seconds": None, "error": type(exc).__name__,
+                "loadavg": load_average()}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", nargs="+", default=["delicious", "bibtex"])
+    ap.add_argument("--estimators", nargs="+", default=["DMLkNN", "IBLR", "MLHiKNN"])
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child (default 1800)")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args(argv)
+    info = machine_info()
+    log(f"machine: {json.dumps(info)}")
+    rows = []
+    for name in args.datasets:
+        runs = {}
+        for est in ["MLkNN", *args.estimators, "MLkNN"]:
+            log(f"{name}: {est} ...")
+            res = run_one(name, est, args.timeout, args.profile)
+            print(json.dumps(res), flush=True)
+            runs.setdefault(est, []).append(res)
+        base = [r["seconds"] for r in runs["MLkNN"] if r.get("seconds")]
+        base_mean = sum(base) / len(base) if base else None
+        for est, results in runs.items():
+            r = results[0]
+            secs = r.get("seconds")
+            if est == "MLkNN":
+                secs = base_mean
+            ratio = None if secs is None or not base_mean else secs / base_mean
+            rows.append([name, r.get("q", "?"), est,
+                         secs if secs is not None else f">{args.timeout:.0f} s ({r.get('error')})",
+                         ratio, r.get("peak_rss_mb"), r.get("loadavg")])
+    print()
+    print(f"BLAS: {info.get('blas')}; load average at start {info.get('loadavg_start')}")
+    print(markdown_table(["dataset", "q", "estimator", "fit + predict (s)", "x MLkNN", "peak RSS (MB)",
+                          "load avg"], rows))
+
+
+if __name__ == "__main__":
+    main()
