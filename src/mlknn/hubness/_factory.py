@@ -26,6 +26,19 @@ def make_reduction(hubness, *, n_neighbors, metric="euclidean"):
     Returns
     -------
     reduction
+
+    See Also
+    --------
+    LocalScaling, MutualProximity, DisSimLocal : The reductions the names build.
+    hubness_stats : Measure hubness before and after a reduction.
+
+    Examples
+    --------
+    >>> from mlknn.hubness import make_reduction
+    >>> type(make_reduction("ls", n_neighbors=10)).__name__
+    'LocalScaling'
+    >>> type(make_reduction("mp-gauss", n_neighbors=10)).__name__
+    'MutualProximity'
     """
     if isinstance(hubness, str):
         if hubness == "ls":

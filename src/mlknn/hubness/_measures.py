@@ -41,6 +41,11 @@ def k_occurrence(graph, n_train=None):
     ndarray of shape (n_train,), int64
         ``O_k(x)`` for every training point x, with k the graph's width.
 
+    See Also
+    --------
+    skewness : S_k of this distribution.
+    hubness_stats : The hubness measures of a dataset.
+
     Examples
     --------
     >>> import numpy as np
@@ -81,6 +86,26 @@ def skewness(occurrence):
     Returns
     -------
     float
+
+    See Also
+    --------
+    k_occurrence : The distribution this measures.
+    hubness_stats : S_k, H_occ^k and A_occ^k of a dataset at once.
+
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), eq 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> occurrence = np.array([0, 0, 1, 1, 2, 2, 2, 7, 0, 5])  # O_k of 10 points at k = 2
+    >>> from mlknn.hubness import skewness
+    >>> round(skewness(occurrence), 4)
+    1.1981
+    >>> skewness(np.full(5, 2))  # no asymmetry
+    0.0
     """
     o = np.asarray(occurrence, dtype=np.float64)
     mu = o.mean()
@@ -92,13 +117,73 @@ def skewness(occurrence):
 
 
 def hub_occurrence(occurrence, n_neighbors):
-    """H_occ^k of eq 26: share of the n k slots occupied by hubs (O_k > 2 k)."""
+    """H_occ^k of eq 26: share of the n k slots occupied by hubs (O_k > 2 k).
+
+    Parameters
+    ----------
+    occurrence : array-like of shape (n,)
+        The k-occurrences ``O_k`` (:func:`k_occurrence`).
+    n_neighbors : int
+        k: a hub is a point with ``O_k > 2 k``.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    See Also
+    --------
+    antihub_occurrence : The share of points that are no one's neighbour.
+    hubness_stats : The three measures of a dataset at once.
+
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), eq 26.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> occurrence = np.array([0, 0, 1, 1, 2, 2, 2, 7, 0, 5])  # O_k of 10 points at k = 2
+    >>> from mlknn.hubness import hub_occurrence
+    >>> round(hub_occurrence(occurrence, n_neighbors=2), 4)  # (7 + 5) / (10 * 2)
+    0.6
+    """
     o = np.asarray(occurrence, dtype=np.float64)
     return float(o[o > 2 * n_neighbors].sum() / (o.shape[0] * n_neighbors))
 
 
 def antihub_occurrence(occurrence):
-    """A_occ^k of eq 27: share of points that are no one's neighbour (O_k = 0)."""
+    """A_occ^k of eq 27: share of points that are no one's neighbour (O_k = 0).
+
+    Parameters
+    ----------
+    occurrence : array-like of shape (n,)
+        The k-occurrences ``O_k`` (:func:`k_occurrence`).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    See Also
+    --------
+    hub_occurrence : The share of neighbour slots taken by hubs.
+    hubness_stats : The three measures of a dataset at once.
+
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), eq 27.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> occurrence = np.array([0, 0, 1, 1, 2, 2, 2, 7, 0, 5])  # O_k of 10 points at k = 2
+    >>> from mlknn.hubness import antihub_occurrence
+    >>> antihub_occurrence(occurrence)
+    0.3
+    """
     o = np.asarray(occurrence)
     return float(np.mean(o == 0))
 
@@ -190,6 +275,11 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
     Returns
     -------
     HubnessStats
+
+    See Also
+    --------
+    k_occurrence, skewness, hub_occurrence, antihub_occurrence : The pieces.
+    make_reduction : The hubness reductions ``hubness=`` names.
 
     Examples
     --------
