@@ -45,6 +45,20 @@ def cv_5x2_ttest(a, b, alpha=0.05):
     TTestResult
         ``mean_difference`` is the mean of all 2r differences. With zero variance
         the test is undefined: p = 1 if ``p_11`` is 0, else 0.
+
+    See Also
+    --------
+    corrected_resampled_ttest : Nadeau and Bengio's corrected t-test.
+    paired_ttest : The plain paired t-test.
+
+    Examples
+    --------
+    >>> from mlknn.stats import cv_5x2_ttest
+    >>> a = [0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81]
+    >>> b = [0.78, 0.80, 0.79, 0.81, 0.80, 0.80, 0.77, 0.82, 0.80, 0.79]
+    >>> res = cv_5x2_ttest(a, b)
+    >>> round(res.statistic, 3), round(res.pvalue, 4)
+    (1.38, 0.2261)
     """
     _check_alpha(alpha)
     a, b = _paired(a, b, "cv_5x2_ttest")
@@ -82,6 +96,20 @@ def corrected_resampled_ttest(a, b, test_train_ratio, alpha=0.05):
     Returns
     -------
     TTestResult
+
+    See Also
+    --------
+    cv_5x2_ttest : Dietterich's 5 x 2 cv t-test.
+    paired_ttest : The plain paired t-test (too liberal on overlapping training sets).
+
+    Examples
+    --------
+    >>> from mlknn.stats import corrected_resampled_ttest
+    >>> a = [0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81]
+    >>> b = [0.78, 0.80, 0.79, 0.81, 0.80, 0.80, 0.77, 0.82, 0.80, 0.79]
+    >>> res = corrected_resampled_ttest(a, b, test_train_ratio=1.0)  # 2-fold CV
+    >>> round(res.statistic, 3), round(res.pvalue, 4)
+    (1.819, 0.1022)
     """
     _check_alpha(alpha)
     if not (isinstance(test_train_ratio, (int, float)) and test_train_ratio > 0):
@@ -120,6 +148,21 @@ def cv_ttest_vs_best(scores, greater_is_better=True, alpha=0.05, *, test="5x2cv"
     best : str
     pvalues : dict of name -> float
         NaN for the best.
+
+    See Also
+    --------
+    ttest_markers : The same with the plain paired t-test.
+    cv_5x2_ttest, corrected_resampled_ttest : The tests used.
+
+    Examples
+    --------
+    >>> from mlknn.stats import cv_ttest_vs_best
+    >>> scores = {"MLkNN": [0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81],
+    ...           "BRkNN": [0.78, 0.80, 0.79, 0.81, 0.80, 0.80, 0.77, 0.82, 0.80, 0.79],
+    ...           "IBLR": [0.81, 0.80, 0.80, 0.84, 0.80, 0.84, 0.79, 0.83, 0.83, 0.80]}
+    >>> best, pvalues = cv_ttest_vs_best(scores)
+    >>> best, {name: round(p, 4) for name, p in pvalues.items()}
+    ('MLkNN', {'MLkNN': nan, 'BRkNN': 0.2261, 'IBLR': 0.5209})
     """
     names = list(scores)
     if not names:

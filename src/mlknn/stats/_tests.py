@@ -46,7 +46,21 @@ def _table(table, names=None):
 # --------------------------------------------------------------------- t-test
 @dataclass(frozen=True)
 class TTestResult:
-    """Two-tailed paired t-test of a against b."""
+    """Two-tailed paired t-test of a against b.
+
+    Parameters
+    ----------
+    statistic : float
+        The t statistic.
+    pvalue : float
+        Two-tailed p-value.
+    mean_difference : float
+        Mean of ``a - b``.
+    alpha : float
+        Significance level.
+    significant : bool
+        ``pvalue < alpha``.
+    """
 
     statistic: float
     pvalue: float
@@ -69,6 +83,20 @@ def paired_ttest(a, b, alpha=0.05):
     TTestResult
         When every difference is equal (zero variance) the test is undefined:
         p = 1 if the mean difference is 0, else 0.
+
+    See Also
+    --------
+    ttest_markers : This test of every algorithm against the best one.
+    cv_5x2_ttest, corrected_resampled_ttest : t-tests that account for overlapping training sets.
+
+    Examples
+    --------
+    >>> from mlknn.stats import paired_ttest
+    >>> a = [0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81]
+    >>> b = [0.78, 0.80, 0.79, 0.81, 0.80, 0.80, 0.77, 0.82, 0.80, 0.79]
+    >>> res = paired_ttest(a, b)
+    >>> round(res.statistic, 3), round(res.pvalue, 5), res.significant
+    (6.034, 0.00019, True)
     """
     _check_alpha(alpha)
     a, b = _paired(a, b, "paired_ttest")
@@ -86,7 +114,19 @@ def paired_ttest(a, b, alpha=0.05):
 @dataclass(frozen=True)
 class TTestMarkers:
     """Seed 000's markers: the best algorithm and, for each other one, whether
-    it differs significantly from the best (bullet) or not (circle)."""
+    it differs significantly from the best (bullet) or not (circle).
+
+    Parameters
+    ----------
+    best : str
+        The algorithm with the best mean.
+    markers : dict of str to str
+        ``"best"``, ``"significant"`` or ``"not_significant"`` per algorithm.
+    pvalues : dict of str to float
+        p-value of each algorithm against the best (NaN for the best).
+    alpha : float
+        Significance level.
+    """
 
     best: str
     markers: dict
@@ -113,6 +153,21 @@ def ttest_markers(scores, greater_is_better=True, alpha=0.05):
     TTestMarkers
         ``markers[name]`` is ``"best"``, ``"significant"`` or ``"not_significant"``.
         The best is the highest (lowest) mean; ties go to the first name.
+
+    See Also
+    --------
+    paired_ttest : The test applied to each pair.
+    cv_ttest_vs_best : The same with a cross-validation t-test.
+
+    Examples
+    --------
+    >>> from mlknn.stats import ttest_markers
+    >>> scores = {"MLkNN": [0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81],
+    ...           "BRkNN": [0.78, 0.80, 0.79, 0.81, 0.80, 0.80, 0.77, 0.82, 0.80, 0.79],
+    ...           "IBLR": [0.81, 0.80, 0.80, 0.84, 0.80, 0.84, 0.79, 0.83, 0.83, 0.80]}
+    >>> res = ttest_markers(scores)
+    >>> res.best, res.markers
+    ('MLkNN', {'MLkNN': 'best', 'BRkNN': 'significant', 'IBLR': 'not_significant'})
     """
     names = list(scores)
     if not names:
@@ -170,6 +225,21 @@ def wilcoxon_signed_rank(a, b, alternative="two-sided"):
     -------
     float
         The p-value; 1.0 when every difference is zero (no evidence either way).
+
+    See Also
+    --------
+    pairwise_wilcoxon : This test between every ordered pair of algorithms.
+    scipy.stats.wilcoxon : scipy's test (equal without ties, ``method="exact"``).
+
+    Examples
+    --------
+    >>> from mlknn.stats import wilcoxon_signed_rank
+    >>> a = [0.80, 0.82, 0.79, 0.85, 0.81, 0.83, 0.80, 0.84, 0.82, 0.81]
+    >>> b = [0.78, 0.80, 0.79, 0.81, 0.80, 0.80, 0.77, 0.82, 0.80, 0.79]
+    >>> round(wilcoxon_signed_rank(a, b), 5)
+    0.00391
+    >>> round(wilcoxon_signed_rank(a, b, alternative="greater"), 5)
+    0.00195
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(
@@ -209,7 +279,25 @@ def wilcoxon_signed_rank(a, b, alternative="two-sided"):
 @dataclass(frozen=True)
 class PairwiseWilcoxonResult:
     """Seed 001 Tables 6-11: ``pvalues[i, j]`` tests H1 "algorithm i is better
-    than algorithm j" over the datasets."""
+    than algorithm j" over the datasets.
+
+    Parameters
+    ----------
+    names : tuple of str
+        The algorithms (rows and columns).
+    pvalues : ndarray of shape (m, m)
+        One-sided p-values; NaN on the diagonal.
+    alpha : float
+        Family-wise significance level.
+    corrected_alpha : float
+        The level each test is compared with (``alpha / (m (m - 1))`` with Bonferroni).
+    n_comparisons : int
+        Number of ordered pairs tested.
+    significant : ndarray of shape (m, m), dtype bool
+        ``pvalues < corrected_alpha``.
+    n_datasets : int
+        Number of datasets (paired observations).
+    """
 
     names: tuple
     pvalues: np.ndarray
@@ -237,6 +325,25 @@ def pairwise_wilcoxon(table, names=None, greater_is_better=True, alpha=0.05, cor
     Returns
     -------
     PairwiseWilcoxonResult
+
+    See Also
+    --------
+    wilcoxon_signed_rank : The test of one pair.
+    friedman_test : One test over all the algorithms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.stats import pairwise_wilcoxon
+    >>> table = np.array([[0.80, 0.75, 0.70], [0.60, 0.62, 0.55], [0.90, 0.85, 0.86],
+    ...                   [0.70, 0.65, 0.66], [0.85, 0.80, 0.79], [0.77, 0.70, 0.72]])  # 6 datasets x 3 algorithms
+    >>> res = pairwise_wilcoxon(table, names=["A", "B", "C"])
+    >>> res.pvalues.round(4)
+    array([[   nan, 0.0312, 0.0156],
+           [0.9844,    nan, 0.3594],
+           [1.    , 0.7344,    nan]])
+    >>> round(res.corrected_alpha, 5), res.significant[0].tolist()
+    (0.00833, [False, False, False])
     """
     _check_alpha(alpha)
     if correction not in ("bonferroni", "none"):
@@ -269,9 +376,24 @@ def average_ranks(table, greater_is_better=True):
     ranks : ndarray of shape (n_datasets, n_algorithms)
     average : ndarray of shape (n_algorithms,)
 
+    See Also
+    --------
+    friedman_test : The test on these ranks.
+    nemenyi_cd : The critical difference of two average ranks.
+
     Notes
     -----
     A NaN score ranks last (NaNs tie among themselves).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.stats import average_ranks
+    >>> table = np.array([[0.80, 0.75, 0.70], [0.60, 0.62, 0.55], [0.90, 0.85, 0.86],
+    ...                   [0.70, 0.65, 0.66], [0.85, 0.80, 0.79], [0.77, 0.70, 0.72]])  # 6 datasets x 3 algorithms
+    >>> ranks, average = average_ranks(table)
+    >>> ranks[0].tolist(), average.round(3).tolist()
+    ([1.0, 2.0, 3.0], [1.167, 2.333, 2.5])
     """
     T, _ = _table(table)
     key = -T if greater_is_better else T.copy()
@@ -285,7 +407,7 @@ def average_ranks(table, greater_is_better=True):
 class FriedmanResult:
     """Friedman test over datasets (Demsar 2006, section 3.2.2).
 
-    Attributes
+    Parameters
     ----------
     chi2 : float
         Friedman statistic chi^2_F = 12N/(k(k+1)) [sum_j R_j^2 - k(k+1)^2/4].
@@ -295,8 +417,18 @@ class FriedmanResult:
         Iman-Davenport statistic (N-1) chi^2_F / (N(k-1) - chi^2_F).
     pvalue, critical_value : float
         Against F with (k-1, (k-1)(N-1)) degrees of freedom.
+    df1, df2 : int
+        The degrees of freedom of F_F, ``k - 1`` and ``(k - 1)(N - 1)``.
+    alpha : float
+        Significance level of the critical values.
     reject : bool
         F_F > critical_value.
+    average_ranks : tuple of float
+        R_j, the average rank of each algorithm (1 = best).
+    names : tuple of str
+        The algorithms, in the order of ``average_ranks``.
+    n_datasets, n_algorithms : int
+        N and k.
     """
 
     chi2: float
@@ -328,6 +460,18 @@ def friedman_from_ranks(avg_ranks, n_datasets, alpha=0.05, names=None):
     Returns
     -------
     FriedmanResult
+
+    See Also
+    --------
+    friedman_test : The same from the table of scores.
+    average_ranks : The ranks this takes.
+
+    Examples
+    --------
+    >>> from mlknn.stats import friedman_from_ranks
+    >>> res = friedman_from_ranks([1.2, 2.3, 2.5], n_datasets=6)
+    >>> round(res.chi2, 4), round(res.F_F, 4), res.reject
+    (5.88, 4.8039, True)
     """
     _check_alpha(alpha)
     R = np.asarray(avg_ranks, dtype=np.float64).ravel()
@@ -375,6 +519,22 @@ def friedman_test(table, names=None, greater_is_better=True, alpha=0.05):
     FriedmanResult
         The statistic is Demsar's formula on ranks with ties averaged (no tie
         correction), as used in the comparison literature.
+
+    See Also
+    --------
+    friedman_from_ranks : The same from average ranks.
+    nemenyi_cd : The post-hoc critical difference.
+    mlknn.plots.CriticalDifferenceDisplay : The critical-difference diagram.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.stats import friedman_test
+    >>> table = np.array([[0.80, 0.75, 0.70], [0.60, 0.62, 0.55], [0.90, 0.85, 0.86],
+    ...                   [0.70, 0.65, 0.66], [0.85, 0.80, 0.79], [0.77, 0.70, 0.72]])  # 6 datasets x 3 algorithms
+    >>> res = friedman_test(table, names=["A", "B", "C"])
+    >>> [round(r, 3) for r in res.average_ranks], round(res.chi2, 4), round(res.pvalue, 4), res.reject
+    ([1.167, 2.333, 2.5], 6.3333, 0.0235, True)
     """
     T, names = _table(table, names)
     _, avg = average_ranks(T, greater_is_better)
@@ -396,6 +556,17 @@ def nemenyi_cd(n_algorithms, n_datasets, alpha=0.05):
     Returns
     -------
     float
+
+    See Also
+    --------
+    friedman_test : The omnibus test the Nemenyi test follows.
+    mlknn.plots.CriticalDifferenceDisplay : Draws this difference.
+
+    Examples
+    --------
+    >>> from mlknn.stats import nemenyi_cd
+    >>> round(nemenyi_cd(n_algorithms=3, n_datasets=6), 4)
+    1.3527
     """
     _check_alpha(alpha)
     k, N = int(n_algorithms), int(n_datasets)
@@ -412,7 +583,21 @@ def nemenyi_cd(n_algorithms, n_datasets, alpha=0.05):
 # ------------------------------------------------------------------ sign test
 @dataclass(frozen=True)
 class SignTestResult:
-    """Sign test of algorithm a against b over datasets."""
+    """Sign test of algorithm a against b over datasets.
+
+    Parameters
+    ----------
+    wins, losses, ties : int
+        Datasets where a is better, worse, equal (before tie splitting).
+    n : int
+        Number of datasets in the binomial test, after tie splitting.
+    pvalue : float
+        Two-sided binomial p-value.
+    alpha : float
+        Significance level.
+    significant : bool
+        ``pvalue < alpha``.
+    """
 
     wins: int
     losses: int
@@ -441,6 +626,18 @@ def sign_test(a, b, greater_is_better=True, alpha=0.05):
     SignTestResult
         ``wins`` / ``losses`` are a's counts before tie splitting; the p-value is
         the two-sided binomial test of the split counts against 1/2.
+
+    See Also
+    --------
+    wilcoxon_signed_rank : A test that uses the sizes of the differences too.
+    win_tie_loss : Counts of significant wins over datasets.
+
+    Examples
+    --------
+    >>> from mlknn.stats import sign_test
+    >>> res = sign_test([0.8, 0.7, 0.9, 0.6, 0.75, 0.85], [0.7, 0.6, 0.8, 0.6, 0.7, 0.8])
+    >>> res.wins, res.losses, res.ties, round(res.pvalue, 4)
+    (5, 0, 1, 0.0625)
     """
     _check_alpha(alpha)
     a, b = _paired(a, b, "sign_test")
@@ -456,7 +653,17 @@ def sign_test(a, b, greater_is_better=True, alpha=0.05):
 @dataclass(frozen=True)
 class WinTieLoss:
     """Seed 001 Table 3, last row: for each algorithm, over datasets and
-    opponents, how often it was significantly better / not different / worse."""
+    opponents, how often it was significantly better / not different / worse.
+
+    Parameters
+    ----------
+    names : tuple of str
+        The algorithms.
+    wins, ties, losses : ndarray of shape (m,), dtype int
+        Counts over datasets and opponents.
+    outcome : ndarray of shape (n_datasets, m, m)
+        +1 where the row algorithm wins, -1 where it loses, 0 a tie.
+    """
 
     names: tuple
     wins: np.ndarray
@@ -485,6 +692,21 @@ def win_tie_loss(fold_scores, names=None, greater_is_better=True, alpha=0.05, te
     Returns
     -------
     WinTieLoss
+
+    See Also
+    --------
+    pairwise_wilcoxon : The tests over datasets instead of folds.
+    sign_test : Wins and losses over datasets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.stats import win_tie_loss
+    >>> rng = np.random.RandomState(0)
+    >>> fold_scores = [np.array([[0.8] * 10, [0.7] * 10]) + rng.normal(0, 0.01, (2, 10)) for _ in range(3)]
+    >>> res = win_tie_loss(fold_scores, names=["A", "B"])
+    >>> res.as_strings()
+    {'A': '3/0/0', 'B': '0/0/3'}
     """
     _check_alpha(alpha)
     if test not in ("wilcoxon", "ttest"):
