@@ -23,7 +23,7 @@ PROTOCOLS = {
 class Fold:
     """One train/test split.
 
-    Attributes
+    Parameters
     ----------
     repeat : int
         0-based repetition.
@@ -87,6 +87,11 @@ class RepeatedMultilabelKFold:
         ``RandomState(random_state)``, so the first r repetitions do not depend
         on ``n_repeats`` (a quick run with fewer repetitions is a prefix of the
         full one).
+
+    See Also
+    --------
+    RepeatedHoldout : Repeated random train/test splits.
+    make_protocol : The seeds' protocols by name.
 
     Examples
     --------
@@ -180,6 +185,11 @@ class RepeatedHoldout:
         ``RandomState(random_state)``, so the first r repetitions do not depend
         on ``n_repeats``.
 
+    See Also
+    --------
+    RepeatedMultilabelKFold : Repeated k-fold cross-validation.
+    make_protocol : The seeds' protocols by name.
+
     Examples
     --------
     >>> import numpy as np
@@ -254,6 +264,19 @@ def make_protocol(name, *, n_splits=None, n_repeats=None, test_size=None, strati
     Returns
     -------
     RepeatedMultilabelKFold or RepeatedHoldout
+
+    See Also
+    --------
+    RepeatedMultilabelKFold, RepeatedHoldout : The splitters returned.
+
+    Examples
+    --------
+    >>> from mlknn.model_selection import make_protocol
+    >>> cv = make_protocol("5x2")
+    >>> type(cv).__name__, cv.n_splits, cv.n_repeats
+    ('RepeatedMultilabelKFold', 2, 5)
+    >>> type(make_protocol("holdout", n_repeats=3)).__name__
+    'RepeatedHoldout'
     """
     if name not in PROTOCOLS:
         raise ValueError(
@@ -288,6 +311,17 @@ def encode_indices(indices, n_samples):
     Returns
     -------
     bytes
+
+    See Also
+    --------
+    decode_indices : The inverse.
+
+    Examples
+    --------
+    >>> from mlknn.model_selection import decode_indices, encode_indices
+    >>> blob = encode_indices([0, 3, 4, 9], n_samples=10)
+    >>> type(blob).__name__, decode_indices(blob, 10).tolist()
+    ('bytes', [0, 3, 4, 9])
     """
     mask = np.zeros(int(n_samples), dtype=bool)
     mask[np.asarray(indices, dtype=np.intp)] = True
@@ -295,7 +329,30 @@ def encode_indices(indices, n_samples):
 
 
 def decode_indices(blob, n_samples):
-    """Inverse of :func:`encode_indices`: sorted intp indices."""
+    """Inverse of :func:`encode_indices`: sorted intp indices.
+
+    Parameters
+    ----------
+    blob : bytes
+        The output of :func:`encode_indices`.
+    n_samples : int
+        The ``n_samples`` it was encoded with.
+
+    Returns
+    -------
+    ndarray of intp
+        The row indices, ascending.
+
+    See Also
+    --------
+    encode_indices : The inverse.
+
+    Examples
+    --------
+    >>> from mlknn.model_selection import decode_indices, encode_indices
+    >>> decode_indices(encode_indices([7, 2], n_samples=8), 8).tolist()
+    [2, 7]
+    """
     bits = np.unpackbits(np.frombuffer(zlib.decompress(blob), dtype=np.uint8))[: int(n_samples)]
     return np.flatnonzero(bits).astype(np.intp)
 

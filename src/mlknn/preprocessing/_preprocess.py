@@ -18,7 +18,30 @@ def _labels(Y):
 
 
 def label_counts(Y):
-    """Positive instances of every label: (n_labels,) int64, O(nnz) for a sparse Y."""
+    """Positive instances of every label: (n_labels,) int64, O(nnz) for a sparse Y.
+
+    Parameters
+    ----------
+    Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+        0/1 label matrix.
+
+    Returns
+    -------
+    ndarray of shape (n_labels,), int64
+        Positive instances of every label.
+
+    See Also
+    --------
+    labelled_rows : The rows with at least one label.
+    RareLabelFilter : Drops the labels with too few positives.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from mlknn.preprocessing import label_counts
+    >>> label_counts(sp.csr_matrix([[1, 0, 1], [1, 0, 0]])).tolist()
+    [2, 0, 1]
+    """
     Y = _labels(Y)
     if sp.issparse(Y):
         return np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.int64)
@@ -26,7 +49,28 @@ def label_counts(Y):
 
 
 def labelled_rows(Y):
-    """Boolean mask of the rows with at least one label, O(nnz) for a sparse Y."""
+    """Boolean mask of the rows with at least one label, O(nnz) for a sparse Y.
+
+    Parameters
+    ----------
+    Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+        0/1 label matrix.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), dtype bool
+        True for the rows with at least one label.
+
+    See Also
+    --------
+    label_counts : Positive instances of every label.
+
+    Examples
+    --------
+    >>> from mlknn.preprocessing import labelled_rows
+    >>> labelled_rows([[1, 0], [0, 0], [0, 1]]).tolist()
+    [True, False, True]
+    """
     Y = _labels(Y)
     if sp.issparse(Y):
         return np.diff(Y.indptr) > 0
@@ -53,6 +97,20 @@ class FeatureScaler:
     Attributes
     ----------
     scaler_ : fitted scikit-learn scaler, or None for ``"none"``
+
+    See Also
+    --------
+    FoldPreprocessor : Scaling with label and feature selection, fitted per fold.
+    sklearn.preprocessing.MinMaxScaler : The scaler behind ``"minmax"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 10.0, 0.0], [2.0, 20.0, 1.0], [3.0, 40.0, 0.0], [4.0, 30.0, 5.0]])
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0]])
+    >>> from mlknn.preprocessing import FeatureScaler
+    >>> FeatureScaler("minmax").fit_transform(X)[:, 1].round(3).tolist()
+    [0.0, 0.333, 1.0, 0.667]
     """
 
     def __init__(self, method="minmax"):
@@ -102,6 +160,20 @@ def multilabel_chi2(X, Y):
     ndarray of shape (n_labels, n_features)
         NaN where the statistic is undefined (a feature that is all zero, or a
         label that is constant).
+
+    See Also
+    --------
+    sklearn.feature_selection.chi2 : The statistic for one label.
+    MultiLabelChi2Selector : Keeps the features with the largest statistic.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 10.0, 0.0], [2.0, 20.0, 1.0], [3.0, 40.0, 0.0], [4.0, 30.0, 5.0]])
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0]])
+    >>> from mlknn.preprocessing import multilabel_chi2
+    >>> multilabel_chi2(X, Y).shape
+    (3, 3)
     """
     Y = _labels(Y).astype(np.float64)
     if sp.issparse(X):
@@ -136,6 +208,11 @@ class MultiLabelChi2Selector:
         A float is the fraction of the features to keep (rounded up, at least
         one); an int is the number of features (at most all of them).
 
+    See Also
+    --------
+    multilabel_chi2 : The statistic.
+    FoldPreprocessor : Selection with scaling and label filtering, fitted per fold.
+
     Notes
     -----
     Features with negative values (e.g. already z-scored data) are shifted to
@@ -150,6 +227,16 @@ class MultiLabelChi2Selector:
         Max-over-labels chi-square statistic.
     support_ : ndarray of intp
         Indices of the kept features, ascending.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 10.0, 0.0], [2.0, 20.0, 1.0], [3.0, 40.0, 0.0], [4.0, 30.0, 5.0]])
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0]])
+    >>> from mlknn.preprocessing import MultiLabelChi2Selector
+    >>> selector = MultiLabelChi2Selector(n_features=2).fit(X, Y)
+    >>> selector.support_.tolist(), selector.transform(X).shape
+    ([1, 2], (4, 2))
     """
 
     def __init__(self, n_features=0.2):
@@ -231,6 +318,21 @@ class RareLabelFilter:
     ----------
     support_ : ndarray of intp
         Indices of the kept labels.
+
+    See Also
+    --------
+    label_counts : The counts compared with ``min_count``.
+    mlknn.datasets.label_stats : Per-label frequencies.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 10.0, 0.0], [2.0, 20.0, 1.0], [3.0, 40.0, 0.0], [4.0, 30.0, 5.0]])
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0]])
+    >>> from mlknn.preprocessing import RareLabelFilter
+    >>> f = RareLabelFilter(min_count=2).fit(Y)
+    >>> f.support_.tolist(), f.transform(Y).shape
+    ([0, 1], (4, 2))
     """
 
     def __init__(self, min_count=20):
@@ -276,6 +378,21 @@ class FoldPreprocessor:
     label_support_, feature_support_ : ndarray of intp
     info_ : dict
         ``n_features`` and ``n_labels`` after preprocessing.
+
+    See Also
+    --------
+    FeatureScaler, MultiLabelChi2Selector, RareLabelFilter : The three steps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 10.0, 0.0], [2.0, 20.0, 1.0], [3.0, 40.0, 0.0], [4.0, 30.0, 5.0]])
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0]])
+    >>> from mlknn.preprocessing import FoldPreprocessor
+    >>> pre = FoldPreprocessor(scaling="minmax", feature_selection=2, min_label_count=2)
+    >>> Xt, Yt = pre.fit_transform(X, Y)
+    >>> Xt.shape, Yt.shape, pre.info_
+    ((4, 2), (4, 2), {'n_features': 2, 'n_labels': 2})
     """
 
     def __init__(self, scaling="none", feature_selection=None, min_label_count=0):
