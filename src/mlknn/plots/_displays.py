@@ -56,6 +56,21 @@ class CriticalDifferenceDisplay:
     ----------
     cliques_ : list of tuple of int
         Maximal groups of algorithms whose average ranks differ by less than cd.
+
+    See Also
+    --------
+    mlknn.stats.nemenyi_cd : The critical difference drawn here.
+    mlknn.stats.friedman_test : The omnibus test that should reject first.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from mlknn.plots import CriticalDifferenceDisplay
+    >>> table = [[0.80, 0.78, 0.70], [0.91, 0.90, 0.85], [0.66, 0.67, 0.60], [0.75, 0.74, 0.71]]
+    >>> d = CriticalDifferenceDisplay.from_results(table, ["A", "B", "C"]).plot()
+    >>> [round(float(r), 2) for r in d.average_ranks]
+    [1.25, 1.75, 3.0]
     """
 
     def __init__(self, average_ranks, names, cd, n_datasets, title=None):
@@ -153,6 +168,21 @@ class KOccurrenceDisplay:
     n_neighbors : int
     name : str
     skewness : float, optional
+
+    See Also
+    --------
+    mlknn.hubness.hubness_stats : S_k, H_occ and A_occ of the same distribution.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from mlknn.plots import KOccurrenceDisplay
+    >>> X = np.random.default_rng(0).normal(size=(60, 3))
+    >>> d = KOccurrenceDisplay.from_data(X, n_neighbors=5).plot()
+    >>> int(d.occurrence.sum())  # every point lists 5 neighbours
+    300
     """
 
     def __init__(self, occurrence, n_neighbors, name="", skewness=None):
@@ -212,7 +242,21 @@ class LabelCooccurrenceDisplay:
     ----------
     matrix : ndarray of shape (q, q) or None
     label_names : sequence of str
+        Tick labels; names longer than 14 characters are cut with an ellipsis.
     name : str
+
+    See Also
+    --------
+    mlknn.datasets.label_stats : Per-label counts of the same label matrix.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from mlknn.plots import LabelCooccurrenceDisplay
+    >>> d = LabelCooccurrenceDisplay.from_labels([[1, 0], [1, 1], [0, 1]], ["rock", "jazz"]).plot()
+    >>> float(d.matrix[1, 0])  # P(jazz | rock)
+    0.5
     """
 
     def __init__(self, matrix, label_names=None, name=""):
@@ -268,6 +312,22 @@ class ParameterCurveDisplay:
     param : str
     ylabel : str
     title : str
+
+    See Also
+    --------
+    mlknn.report.build_report : Draws these curves for every grid over k or the radius.
+    mlknn.stats.average_ranks : The ranks of the all-datasets curves.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from mlknn.plots import ParameterCurveDisplay
+    >>> rows = [{"metric": "macro_auc", "algorithm": "mlknn", "params": '{"n_neighbors": %d}' % k,
+    ...          "dataset": "d", "value": v} for k, v in ((5, 0.80), (10, 0.82))]
+    >>> d = ParameterCurveDisplay.from_results(rows, dataset="d").plot()
+    >>> d.curves["mlknn"][1].tolist()
+    [0.8, 0.82]
     """
 
     def __init__(self, curves, param, ylabel, title=""):

@@ -376,6 +376,28 @@ def build_report(db, out_dir="report", *, metrics=None, alpha=0.05, data_home=No
     -------
     dict
         ``markdown``, ``html`` (paths) and ``figures`` (list of paths).
+
+    See Also
+    --------
+    mlknn.experiments.run_experiment : Writes the results database.
+    mlknn.stats : The tests of the significance sections.
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np
+    >>> from pathlib import Path
+    >>> from mlknn.experiments import ExperimentConfig, ProtocolConfig, run_experiment
+    >>> from mlknn.report import build_report
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> Y = (X[:, :2] > 0).astype(np.uint8)
+    >>> tmp = Path(tempfile.mkdtemp())
+    >>> cfg = ExperimentConfig(datasets=("toy",), algorithms=("mlknn",), k=(3,),
+    ...                        protocol=ProtocolConfig("5x2", n_repeats=1, seed=0))
+    >>> _ = run_experiment(cfg, tmp / "r.db", data={"toy": (X, Y)})
+    >>> paths = build_report(tmp / "r.db", tmp / "report", metrics=["macro_auc"], dataset_figures=False)
+    >>> paths["html"].name
+    'report.html'
     """
     import matplotlib
 
