@@ -9,10 +9,19 @@ datasets from :mod:`mlknn.datasets`.
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
 from .algorithms._mlknn import MLkNN
 from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
+
+if TYPE_CHECKING:  # the lazy names of __getattr__, for type checkers
+    from .algorithms._bmlknn import BMLkNN, NeighborhoodClassifier
+    from .algorithms._brknn import BRkNN, BRkNNa, BRkNNb
+    from .algorithms._dmlknn import DMLkNN
+    from .algorithms._iblr import IBLR
+    from .algorithms._mlhiknn import MLHiKNN
+    from .persistence import load, save
 
 try:
     __version__ = version("mlknn")
@@ -40,7 +49,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # Lazy: importing mlknn does not import every algorithm module.
     if name in _KNN_CLASSES:
         return get_estimator_class(_KNN_CLASSES[name])
@@ -51,7 +60,8 @@ def __getattr__(name):
     raise AttributeError(f"module 'mlknn' has no attribute {name!r}")
 
 
-def show_versions():
+def show_versions() -> None:
+
     """Print the versions of mlknn and its main dependencies.
 
     See Also

@@ -5,11 +5,12 @@ one estimator never breaks another.
 """
 
 import importlib
+from typing import Any
 
 from .utils._param_validation import validate_params
 
 #: CLI / harness name -> (module, class name).
-ESTIMATORS = {
+ESTIMATORS: dict[str, tuple[str, str]] = {
     # kNN family (mlknn top level)
     "mlknn": ("mlknn.algorithms._mlknn", "MLkNN"),
     "dmlknn": ("mlknn.algorithms._dmlknn", "DMLkNN"),
@@ -44,7 +45,7 @@ KNN_ESTIMATORS = ("mlknn", "dmlknn", "mlhiknn", "bmlknn", "nc", "brknn", "brknna
 
 
 @validate_params({"name": [str]}, prefer_skip_nested_validation=True)
-def get_estimator_class(name):
+def get_estimator_class(name: str) -> type[Any]:
     """Return the estimator class registered under ``name`` (case-insensitive).
 
     Parameters
@@ -70,14 +71,17 @@ def get_estimator_class(name):
         )
     module, cls = ESTIMATORS[key]
     try:
-        return getattr(importlib.import_module(module), cls)
+        found: type[Any] = getattr(importlib.import_module(module), cls)
+        return found
+
     except (ImportError, AttributeError) as exc:
         raise ImportError(
             f"The estimator {key!r} is registered as {module}.{cls}, which cannot be imported: {exc}"
         ) from exc
 
 
-def available_estimators():
+def available_estimators() -> list[str]:
+
     """Every registered name, after importing each estimator class.
 
     Fails loudly: a module that cannot be imported raises an ImportError naming

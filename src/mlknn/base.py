@@ -10,6 +10,7 @@ searches once for every algorithm and every k.
 
 import dataclasses
 from abc import abstractmethod
+from typing import Any, Literal, Self, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .neighbors import (
     NEIGHBORS_CONSTRAINT,
     NeighborGraph,
+    NeighborsIndex,
     build_graph,
     get_backend,
     is_exact,
@@ -33,6 +35,7 @@ from .utils._param_validation import (
     get_chunk_n_rows,
 )
 from .utils._topk import topk_from_dense
+from .utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from .utils._validation import (  # noqa: F401
     SPARSE_LABEL_ESTIMATORS,
     LabelSpaceTooLargeError,
@@ -70,7 +73,9 @@ class MultiLabelMixin:
     ``score`` is subset accuracy, as for scikit-learn's multi-label classifiers.
     """
 
-    def _validate_multilabel_fit(self, X, Y, *, sparse_labels=False, **kwargs):
+    def _validate_multilabel_fit(
+        self, X: MatrixLike, Y: MatrixLike, *, sparse_labels: bool = False, **kwargs: Any
+    ) -> tuple[MatrixLike, LabelMatrix]:
         """``validate_fit_data`` and the label-space attributes every fit sets.
 
         Sets ``n_labels_``, ``classes_`` and ``_y_dtype`` (what ``predict`` returns).
@@ -92,12 +97,12 @@ class MultiLabelMixin:
         self._set_label_space(Y)
         return X, Y
 
-    def _set_label_space(self, Y):
+    def _set_label_space(self, Y: LabelMatrix) -> None:
         self.n_labels_ = Y.shape[1]
         self.classes_ = label_classes(Y.shape[1])
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()  # type: ignore[misc]  # a mixin: BaseEstimator's, by the MRO
         tags.classifier_tags.multi_label = True
         # Each label is a binary problem: tells scikit-learn's common checks to
         # send 0/1 targets (as an (n, 1) column, since single_output is False).
@@ -108,7 +113,7 @@ class MultiLabelMixin:
         return tags
 
 
-def graph_rows(graph, rows):
+def graph_rows(graph: NeighborGraph, rows: slice) -> NeighborGraph:
     """The rows ``rows`` (a slice) of a neighbour graph, keeping its class (e.g. a
     hubness-reduced graph with its primary distances)."""
     changes = {
@@ -151,6 +156,12 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         Passed to the backend (randomised searches such as pynndescent).
     """
 
+    # Parameters every subclass takes (stored by its __init__).
+    n_neighbors: int
+    neighbors: Any
+    metric: str
+    n_jobs: int | None
+
     _supports_sparse_labels = False
     _uses_features = False
     _uses_radius_counts = False
@@ -161,28 +172,29 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     #: True when the estimator rescales X itself (no FeatureScaleWarning then).
     _normalises_features = False
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Named by LabelSpaceTooLargeError as the estimators that can do it.
         if cls._supports_sparse_labels is True and not cls.__name__.startswith("_"):
             SPARSE_LABEL_ESTIMATORS.add(cls.__name__)
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, list[Any]] = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "neighbors": list(NEIGHBORS_CONSTRAINT),
         "metric": [str],
         "n_jobs": [Integral, None],
     }
 
-    def _search_width(self):
+    def _search_width(self) -> int:
         """Neighbours searched before capping (hubness reduction re-ranks a wider
         candidate set); subclasses may override."""
         reduction = self._hubness_reduction()
         if reduction is None:
             return self.n_neighbors
-        return max(self.n_neighbors, reduction.search_width(self.n_neighbors))
+        wider: int = reduction.search_width(self.n_neighbors)
+        return max(self.n_neighbors, wider)
 
-    def search_width(self, n_train=None):
+    def search_width(self, n_train: int | None = None) -> int:
         """How many neighbours this estimator needs from the backend per point.
 
         ``n_neighbors``, or more when a hubness reduction re-ranks a wider
@@ -205,7 +217,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             width = max(self.n_neighbors, min(width, int(n_train) - 1))
         return int(width)
 
-    def knn_capabilities(self):
+    def knn_capabilities(self) -> dict[str, bool]:
         """What this estimator needs from, and accepts beside, its neighbour graphs.
 
         Returns
@@ -230,7 +242,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         }
 
     # ------------------------------------------------------ hubness hooks
-    def _hubness_reduction(self):
+    def _hubness_reduction(self) -> Any:
         """The unfitted reduction named by a ``hubness`` parameter, or None."""
         hubness = getattr(self, "hubness", None)
         if hubness is None:
@@ -239,7 +251,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
 
         return make_reduction(hubness, n_neighbors=self.n_neighbors, metric=self.metric)
 
-    def _transform_graph(self, graph, X=None, *, fit=False):
+    def _transform_graph(self, graph: NeighborGraph, X: MatrixLike = None, *, fit: bool = False) -> NeighborGraph:
         """Hook between the search and the algorithm, in fit and in every query.
 
         Identity unless the estimator has a ``hubness`` parameter that is not None;
@@ -251,12 +263,12 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             return graph
         if fit:
             self.hubness_ = self._hubness_reduction().fit(graph, X)
-            return self.hubness_.fit_graph_
-        return self.hubness_.transform(graph, X)
+            return cast(NeighborGraph, self.hubness_.fit_graph_)
+        return cast(NeighborGraph, self.hubness_.transform(graph, X))
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, Y):
+    def fit(self, X: MatrixLike, Y: MatrixLike) -> Self:
         """Fit from training data.
 
         Parameters
@@ -287,7 +299,9 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit_from_graph(self, graph, Y, X=None, index=None):
+    def fit_from_graph(
+        self, graph: NeighborGraph, Y: MatrixLike, X: MatrixLike = None, index: NeighborsIndex | None = None
+    ) -> Self:
         """Fit from a precomputed leave-one-out graph of the training set.
 
         Everything is validated before any fitted attribute is set.
@@ -335,25 +349,27 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                                        (y_dtype, container))
         return self
 
-    def _labels_for_fit(self, Y):
+    def _labels_for_fit(self, Y: LabelMatrix) -> LabelMatrix:
         """Keep a sparse Y sparse if this estimator supports it, else densify within budget."""
         if sp.issparse(Y) and not self._supports_sparse_labels:
             check_dense_label_budget(*Y.shape, estimator=self, what="a dense label matrix")
             return Y.toarray()
         return Y
 
-    def _fit_from_validated_graph(self, graph, Y, X, y_kind):
+    def _fit_from_validated_graph(
+        self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None]
+    ) -> None:
         self._set_label_space(Y)
         self._y_dtype, self._y_container = y_kind
         self.sparse_labels_ = bool(sp.issparse(Y))
         self.n_train_ = Y.shape[0]
         self._fit_graph(graph, Y, X)
 
-    def _transform_features(self, X, fit=False):
+    def _transform_features(self, X: MatrixLike, fit: bool = False) -> MatrixLike:
         """Hook on X before the search (identity; MLkNN(variant="mulan") rescales)."""
         return X
 
-    def _check_n_neighbors(self, n_samples, width):
+    def _check_n_neighbors(self, n_samples: int, width: int) -> None:
         if n_samples < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 training instances (leave-one-out "
@@ -367,7 +383,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             )
 
     # -------------------------------------------------------------- predict
-    def query_graph(self, X=None):
+    def query_graph(self, X: MatrixLike = None) -> tuple[NeighborGraph, MatrixLike]:
         """The neighbour graph this estimator uses for ``X`` (None: training LOO).
 
         Returns
@@ -386,7 +402,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         graph = build_graph(self.nn_, X, self.search_width(self.n_train_))
         return self._transform_graph(graph, X), X
 
-    def neighbor_recall(self, X=None, *, n_samples=1000, random_state=None):
+    def neighbor_recall(self, X: MatrixLike = None, *, n_samples: int = 1000, random_state: Any = None) -> float:
         """Recall@k of the fitted neighbour search against exact search, on a sample.
 
         What an approximate backend (``"hnswlib"``, ``"faiss-ivf"``, ...) loses:
@@ -428,7 +444,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         return float(self.nn_.recall(X, n_neighbors=self.search_width(self.n_train_), n_samples=int(n_samples),
                                      random_state=random_state))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> FloatArray:
         """Scores in [0, 1] for each label.
 
         Parameters
@@ -448,7 +464,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         graph, X = self.query_graph(X)
         return self._predict_proba_graph(graph, X)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> MatrixLike:
         """Predicted label sets as a 0/1 indicator matrix.
 
         Parameters
@@ -465,7 +481,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         graph, X = self.query_graph(X)
         return self._format_prediction(self._predict_graph(graph, X))
 
-    def predict_topk(self, X, k=5):
+    def predict_topk(self, X: MatrixLike, k: int = 5) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """The k highest-scoring labels of each query and their scores.
 
         Equal to the top k of :meth:`predict_proba`, row by row, with ties broken
@@ -489,23 +505,25 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         graph, X = self.query_graph(X)
         return self._predict_topk_graph(graph, X, k)
 
-    def predict_proba_from_graph(self, graph, X=None):
+    def predict_proba_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> FloatArray:
         """Scores from a precomputed query graph (at least :meth:`search_width` wide)."""
         check_is_fitted(self)
         self._check_dense_scores(graph.n_points if isinstance(graph, NeighborGraph) else 0)
         return self._predict_proba_graph(self._query_from_graph(graph, X), X)
 
-    def predict_from_graph(self, graph, X=None):
+    def predict_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> MatrixLike:
         """0/1 predictions from a precomputed query graph (as :meth:`predict`)."""
         return self._format_prediction(self._predict_graph(self._query_from_graph(graph, X), X))
 
-    def predict_topk_from_graph(self, graph, X=None, k=5):
+    def predict_topk_from_graph(
+        self, graph: NeighborGraph, X: MatrixLike = None, k: int = 5
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """:meth:`predict_topk` from a precomputed query graph."""
         check_is_fitted(self)
         k = self._check_k(k)
         return self._predict_topk_graph(self._query_from_graph(graph, X), X, k)
 
-    def _query_from_graph(self, graph, X):
+    def _query_from_graph(self, graph: NeighborGraph, X: MatrixLike) -> NeighborGraph:
         """A precomputed query graph sliced to the search width and transformed."""
         check_is_fitted(self)
         if not isinstance(graph, NeighborGraph):
@@ -515,7 +533,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             )
         return self._transform_graph(graph.take(self.search_width(self.n_train_)), X)
 
-    def _check_k(self, k):
+    def _check_k(self, k: int) -> int:
         if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
             raise ValueError(f"The 'k' parameter of predict_topk must be an int >= 1. Got {k!r} instead.")
         if k > self.n_labels_:
@@ -525,13 +543,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             )
         return int(k)
 
-    def _check_dense_scores(self, n_rows):
+    def _check_dense_scores(self, n_rows: int) -> None:
         if getattr(self, "sparse_labels_", False):
             check_dense_label_budget(n_rows, self.n_labels_, estimator=self,
                                      what="a dense predict_proba output",
                                      alternative="predict_topk(X, k) (the k best labels per query)")
 
-    def _format_prediction(self, P):
+    def _format_prediction(self, P: MatrixLike) -> MatrixLike:
         """``_predict_graph``'s 0/1 output in fit's dtype and container kind.
 
         A sparse Y given to ``fit`` gives CSR predictions (``csr_matrix`` for a
@@ -545,11 +563,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         P.eliminate_zeros()
         return sp.csr_matrix(P) if container == "matrix" else P
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         proba = self._predict_proba_graph(graph, X)
         return (proba > 0.5).astype(np.uint8)
 
-    def _predict_topk_graph(self, graph, X, k):
+    def _predict_topk_graph(
+        self, graph: NeighborGraph, X: MatrixLike, k: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Default top k: of ``_predict_proba_graph``, whole if it fits the budget, else by row chunks.
 
         An estimator whose scores come from a BLAS product (IBLR, MLHiKNN) can
@@ -569,13 +589,13 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         return np.vstack(labels), np.vstack(scores)
 
     @abstractmethod
-    def _fit_graph(self, graph, Y, X): ...
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None: ...
 
     @abstractmethod
-    def _predict_proba_graph(self, graph, X): ...
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray: ...
 
 
-def _num_rows(X):
+def _num_rows(X: Any) -> int:
     """Rows of an input before validation (for the budget check; validation comes next)."""
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) >= 1:
@@ -586,7 +606,8 @@ def _num_rows(X):
         return 0
 
 
-def _container_kind(Y):
+def _container_kind(Y: MatrixLike) -> Literal["matrix", "array"] | None:
+
     """What ``predict`` returns: "matrix" (``csr_matrix``) or "array" (``csr_array``) for a
     sparse Y, None (a dense ndarray) for a dense one."""
     if not sp.issparse(Y):

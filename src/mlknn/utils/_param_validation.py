@@ -6,17 +6,32 @@ in a future scikit-learn release is fixed here and nowhere else (imbalanced-lear
 isolates the same drift behind its ``sklearn_compat`` module).
 """
 
+from collections.abc import Callable
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from sklearn.base import _fit_context
 from sklearn.utils._chunking import get_chunk_n_rows
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
     InvalidParameterError,
     StrOptions,
-    validate_params,
 )
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:
+    # scikit-learn has no stubs: the two decorators' types, so that a decorated
+    # function keeps its own signature for the type checker.
+    def _fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[_F], _F]: ...
+
+    def validate_params(
+        parameter_constraints: dict[str, Any], *, prefer_skip_nested_validation: bool
+    ) -> Callable[[_F], _F]: ...
+else:
+    from sklearn.base import _fit_context
+    from sklearn.utils._param_validation import validate_params
+
 
 __all__ = [
     "HasMethods",

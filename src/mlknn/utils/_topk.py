@@ -11,7 +11,6 @@ import numpy as np
 from ._typing import ArrayLike, BoolArray, IntArray, NDArray, SparseMatrix
 
 
-
 def is_stored(
     counts: SparseMatrix, rows: IntArray, query_rows: ArrayLike, query_cols: IntArray
 ) -> BoolArray:
