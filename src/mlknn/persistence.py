@@ -26,11 +26,16 @@ import os
 import zipfile
 from dataclasses import fields, is_dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .utils._param_validation import validate_params
+from .utils._typing import NDArray
+
+#: The arrays of a saved file, by their key in the npz archive.
+_Arrays = dict[str, NDArray[Any]]
 
 FORMAT_NAME = "mlknn-estimator"
 FORMAT_VERSION = 1
@@ -43,7 +48,7 @@ class PersistenceError(ValueError):
 
 
 @validate_params({"estimator": "no_validation", "path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
-def save(estimator, path):
+def save(estimator: object, path: str | os.PathLike[str]) -> Path:
     """Save a (fitted or unfitted) estimator to ``path`` safely.
 
     Parameters
@@ -80,7 +85,7 @@ def save(estimator, path):
     True
     """
     path = Path(path)
-    arrays = {}
+    arrays: _Arrays = {}
     tree = _encode(estimator, arrays)
     meta = {
         "format": FORMAT_NAME,
@@ -89,7 +94,7 @@ def save(estimator, path):
         "tree": tree,
         "sha256": {key: _digest(arr) for key, arr in arrays.items()},
     }
-    payload = dict(arrays)
+    payload: dict[str, Any] = dict(arrays)
     payload[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
@@ -99,7 +104,7 @@ def save(estimator, path):
 
 
 @validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
-def load(path):
+def load(path: str | os.PathLike[str]) -> Any:
     """Load an estimator written by :func:`save`.
 
     Parameters
@@ -173,7 +178,7 @@ def load(path):
 
 
 # ---------------------------------------------------------------- encoding
-def _encode(obj, arrays):
+def _encode(obj: Any, arrays: _Arrays) -> Any:
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, int):
@@ -209,8 +214,8 @@ def _encode(obj, arrays):
             return {"__dict__": {k: _encode(v, arrays) for k, v in obj.items()}}
         return {"__pairs__": [[_encode(k, arrays), _encode(v, arrays)] for k, v in obj.items()]}
     if isinstance(obj, np.random.RandomState):
-        state = obj.get_state()
-        return {"__randomstate__": [state[0], _add_array(state[1], arrays), *map(_encode_plain, state[2:])]}
+        rs_state: Any = obj.get_state()  # legacy tuple: (name, keys, pos, has_gauss, cached)
+        return {"__randomstate__": [rs_state[0], _add_array(rs_state[1], arrays), *map(_encode_plain, rs_state[2:])]}
     cls = type(obj)
     qualname = f"{cls.__module__}.{cls.__qualname__}"
     if not qualname.startswith(_ALLOWED_PREFIXES):
@@ -236,18 +241,18 @@ def _encode(obj, arrays):
     return {"__object__": qualname, "state": {k: _encode(v, arrays) for k, v in state.items()}}
 
 
-def _encode_plain(value):
+def _encode_plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _add_array(arr, arrays):
+def _add_array(arr: NDArray[Any], arrays: _Arrays) -> str:
     key = f"a{len(arrays)}"
     # np.ascontiguousarray would turn a 0-d array (a numpy scalar) into shape (1,).
     arrays[key] = arr if arr.flags.c_contiguous else arr.copy(order="C")
     return key
 
 
-def _digest(arr):
+def _digest(arr: NDArray[Any]) -> str:
     h = hashlib.sha256()
     h.update(str(arr.shape).encode())
     if arr.dtype.names:
@@ -262,7 +267,7 @@ def _digest(arr):
 
 
 # ---------------------------------------------------------------- decoding
-def _decode(node, arrays):
+def _decode(node: Any, arrays: _Arrays) -> Any:
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     if not isinstance(node, dict) or len(node) == 0:
@@ -321,7 +326,8 @@ def _decode(node, arrays):
     raise PersistenceError(f"unknown node type {sorted(node)}")
 
 
-def _import_allowed(qualname):
+def _import_allowed(qualname: str) -> Any:  # a class
+
     if not qualname.startswith(_ALLOWED_PREFIXES):
         raise PersistenceError(f"refusing to load class {qualname!r}: not an mlknn/scikit-learn/numpy class")
     module_name, _, attr_path = qualname.partition(".")
@@ -341,7 +347,8 @@ def _import_allowed(qualname):
     raise PersistenceError(f"cannot import {qualname!r}")
 
 
-def _mlknn_version():
+def _mlknn_version() -> str:
+
     from . import __version__
 
     return __version__
