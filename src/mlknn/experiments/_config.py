@@ -44,7 +44,29 @@ VARIANTS = {
 
 
 def canonical_json(obj):
-    """Deterministic JSON (sorted keys, no spaces) used as a key in the results DB."""
+    """Deterministic JSON (sorted keys, no spaces) used as a key in the results DB.
+
+    Parameters
+    ----------
+    obj : object
+        JSON-serialisable value (dicts, lists, numbers, strings, None; NaN and
+        infinities allowed).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    See Also
+    --------
+    ResultsDB : Stores cells under such keys.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import canonical_json
+    >>> canonical_json({"k": 10, "algorithm": "mlknn", "smoothing": [1.0, None]})
+    '{"algorithm":"mlknn","k":10,"smoothing":[1.0,null]}'
+    """
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
 
 
@@ -56,7 +78,21 @@ def split_variant(name):
 
 @dataclass(frozen=True)
 class ProtocolConfig:
-    """Which splitter, with which seed (see :func:`mlknn.model_selection.make_protocol`)."""
+    """Which splitter, with which seed (see :func:`mlknn.model_selection.make_protocol`).
+
+    Parameters
+    ----------
+    name : {"kfold", "5x2", "holdout"}, default="5x2"
+        The protocol.
+    n_splits, n_repeats : int, default=None
+        Override the protocol's folds and repetitions.
+    test_size : float, default=None
+        Override the hold-out test fraction.
+    stratify : bool, default=False
+        Iterative stratification on the labels.
+    seed : int, default=0
+        Seed of the whole protocol.
+    """
 
     name: str = "5x2"
     n_splits: int | None = None
@@ -173,7 +209,15 @@ class PreprocessingConfig:
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One algorithm configuration: registry name (optionally ``:variant``) and
-    its explicit parameters as a sorted tuple of (name, value)."""
+    its explicit parameters as a sorted tuple of (name, value).
+
+    Parameters
+    ----------
+    name : str
+        Registry name, optionally with a harness variant (``"mlknn:skml"``).
+    params : tuple of (str, object), default=()
+        The explicit constructor parameters, sorted by name.
+    """
 
     name: str
     params: tuple = ()
@@ -211,7 +255,28 @@ def _fmt(v):
 
 
 def parse_value(text):
-    """A command-line value: int, float (``inf`` too), bool, None or str."""
+    """A command-line value: int, float (``inf`` too), bool, None or str.
+
+    Parameters
+    ----------
+    text : str
+        One value as typed on the command line.
+
+    Returns
+    -------
+    int, float, bool, None or str
+        The first reading that fits, in the order None, bool, inf, int, float, str.
+
+    See Also
+    --------
+    parse_param_option : Parses a whole ``--param`` option.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import parse_value
+    >>> [parse_value(t) for t in ["10", "0.5", "inf", "true", "none", "brute"]]
+    [10, 0.5, inf, True, None, 'brute']
+    """
     t = str(text).strip()
     low = t.lower()
     if low in ("none", "null"):
@@ -233,7 +298,36 @@ def parse_value(text):
 
 
 def parse_param_option(text):
-    """``"name=v1,v2"`` or ``"algorithm.name=v1,v2"`` -> (scope, name, values)."""
+    """``"name=v1,v2"`` or ``"algorithm.name=v1,v2"`` -> (scope, name, values).
+
+    Parameters
+    ----------
+    text : str
+        The option's value, ``"name=v1,v2"`` (every algorithm with the parameter)
+        or ``"algorithm.name=v1,v2"`` (one algorithm).
+
+    Returns
+    -------
+    scope : str
+        ``"*"`` or the algorithm name, lower-cased.
+    name : str
+        The parameter.
+    values : tuple
+        The values, each read by :func:`parse_value`.
+
+    See Also
+    --------
+    parse_value : Reads each value.
+    ExperimentConfig : Its ``params`` holds these triples.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import parse_param_option
+    >>> parse_param_option("mlknn.smoothing=0.5,1")
+    ('mlknn', 'smoothing', (0.5, 1))
+    >>> parse_param_option("radius=inf")
+    ('*', 'radius', (inf,))
+    """
     if "=" not in text:
         raise ValueError(
             f"The '--param' option must look like name=v1,v2 or algorithm.name=v1,v2. Got {text!r} instead."

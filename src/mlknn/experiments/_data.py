@@ -25,6 +25,33 @@ def load_dataset(name, data_home=None):
     """X, Y of a dataset name (``$MLKNN_DATA``), a data file path or ``simulated2d``.
 
     Y is an ndarray, or CSR when the loader returns sparse labels.
+
+    Parameters
+    ----------
+    name : str
+        A dataset of ``MANIFEST.tsv``, a path to a data file, or ``"simulated2d"``
+        (:func:`mlknn.datasets.make_simulated_2d`).
+    data_home : str or path-like, default=None
+        Dataset folder; default ``$MLKNN_DATA``.
+
+    Returns
+    -------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The features.
+    Y : ndarray or CSR matrix of shape (n_samples, n_labels)
+        The labels.
+
+    See Also
+    --------
+    mlknn.datasets.load : The loader behind dataset names and paths.
+    run_experiment : Loads its datasets with this function.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import load_dataset
+    >>> X, Y = load_dataset("simulated2d")
+    >>> X.shape, Y.shape
+    ((1019, 2), (1019, 3))
     """
     if name == "simulated2d":
         from ..datasets import make_simulated_2d

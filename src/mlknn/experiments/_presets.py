@@ -48,6 +48,40 @@ class PaperColumn:
 
 @dataclass(frozen=True)
 class Preset:
+    """A paper's experiment: datasets, protocol, columns and the published tables.
+
+    Parameters
+    ----------
+    name : str
+        Key in :data:`PRESETS` (``mlknn reproduce NAME``).
+    title : str
+        One line saying which paper and protocol.
+    seed_file : str
+        The seed text the preset reproduces (``/work/shared/seeds``).
+    published_file : str
+        JSON of the published tables, in ``mlknn/experiments/published``.
+    datasets : tuple of str
+        The paper's datasets.
+    protocol : ProtocolConfig
+        The paper's splitter.
+    quick_repeats : int
+        Repetitions of ``reproduce(..., quick=True)``.
+    k : int
+        The paper's number of neighbours.
+    metrics : tuple of str
+        The measures the tables report.
+    preprocessing : PreprocessingConfig
+        Default preprocessing.
+    dataset_preprocessing : tuple of (str, PreprocessingConfig)
+        Per-dataset overrides.
+    columns : tuple of PaperColumn
+        The tables' algorithm columns.
+    default_tables : tuple of str
+        Tables reproduced when none is asked for.
+    notes : tuple of str, default=()
+        Readings of the paper the preset makes.
+    """
+
     name: str
     title: str
     seed_file: str
@@ -336,6 +370,34 @@ PRESETS = {
 
 
 def get_preset(name):
+    """The preset of a name.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PRESETS`.
+
+    Returns
+    -------
+    Preset
+        The preset.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a preset (the message lists the presets).
+
+    See Also
+    --------
+    reproduce : Run a preset.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import get_preset
+    >>> preset = get_preset("mlhiknn2025")
+    >>> preset.k, preset.protocol.name, preset.metrics
+    (20, '5x2', ('macro_auc',))
+    """
     if name not in PRESETS:
         raise ValueError(f"Unknown preset {name!r}. Known presets: {', '.join(PRESETS)}.")
     return PRESETS[name]
@@ -405,12 +467,26 @@ def reproduce(name, *, datasets=None, quick=False, tables=None, all_algorithms=F
     progress : optional, see :func:`run_experiment`
     on_dataset : callable(dataset, comparison_rows), optional
         Called after each dataset (the CLI prints its cells there).
+    data_home : str or path-like, optional
+        Dataset folder; default ``$MLKNN_DATA``.
 
     Returns
     -------
     dict
         ``rows`` (comparison dicts), ``config``, ``columns``, ``skipped``
         (algorithms not importable), ``db``, ``csv``, ``markdown``.
+
+    See Also
+    --------
+    PRESETS : The presets by name.
+    get_preset : One preset.
+    run_experiment : The runner behind it.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import reproduce
+    >>> out = reproduce("dmlknn2011", datasets=["emotions"], quick=True)  # doctest: +SKIP
+    >>> out["markdown"]  # doctest: +SKIP
     """
     from .._registry import available_estimators
     from ._results import ResultsDB

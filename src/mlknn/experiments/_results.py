@@ -111,6 +111,19 @@ class ResultsDB:
     path : str or path-like
     timeout : float, default=120
         Seconds to wait for another process's write lock (busy timeout).
+
+    See Also
+    --------
+    run_experiment : Fills the database.
+    mlknn.report.build_report : Reports on it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlknn.experiments import ResultsDB
+    >>> with ResultsDB(os.path.join(tempfile.mkdtemp(), "results.db")) as db:
+    ...     db.count(), db.rows()
+    (0, [])
     """
 
     def __init__(self, path, timeout=120.0):

@@ -228,7 +228,38 @@ def cell_key(dataset, spec, prep_key, search_key, protocol_key, repeat, fold):
 
 
 def count_cells(config, db):
-    """(total, done) cells of ``config`` in ``db`` (without loading any data)."""
+    """(total, done) cells of ``config`` in ``db`` (without loading any data).
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+        The experiment.
+    db : ResultsDB
+        The results database.
+
+    Returns
+    -------
+    total : int
+        Cells of the grid (algorithm configurations x datasets x folds).
+    done : int
+        Those already in ``db``.
+
+    See Also
+    --------
+    run_experiment : Computes the missing cells.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.experiments import ExperimentConfig, ProtocolConfig, ResultsDB, count_cells
+    >>> toy = make_multilabel(n_samples=60, n_features=5, n_labels=3, random_state=0)
+    >>> config = ExperimentConfig(datasets=("toy",), algorithms=("mlknn",), k=(5, 10),
+    ...                           protocol=ProtocolConfig("holdout", n_repeats=2))
+    >>> db = ResultsDB(os.path.join(tempfile.mkdtemp(), "results.db"))
+    >>> count_cells(config, db)
+    (4, 0)
+    """
     specs = config.specs()
     n_folds = config.protocol.n_folds()
     total = len(config.datasets) * len(specs) * n_folds
@@ -289,6 +320,27 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
     -------
     dict
         ``total`` cells, ``done_before``, ``computed`` cells, ``rows_written``.
+
+    See Also
+    --------
+    count_cells : How many cells are done.
+    ResultsDB : Where the results go.
+    mlknn.distributed.run_experiment : The same on a Dask cluster.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.experiments import ExperimentConfig, ProtocolConfig, ResultsDB, run_experiment
+    >>> toy = make_multilabel(n_samples=60, n_features=5, n_labels=3, random_state=0)
+    >>> config = ExperimentConfig(datasets=("toy",), algorithms=("mlknn",), k=(5, 10),
+    ...                           protocol=ProtocolConfig("holdout", n_repeats=2))
+    >>> db = ResultsDB(os.path.join(tempfile.mkdtemp(), "results.db"))
+    >>> summary = run_experiment(config, db, data={"toy": (toy.X, toy.Y)})
+    >>> summary["total"], db.count()
+    (4, 80)
+    >>> sorted({row["algorithm"] for row in db.rows()})
+    ['mlknn']
     """
     own_db = not isinstance(db, ResultsDB)
     if own_db:

@@ -60,6 +60,28 @@ def config_from_dict(d):
         smoothing = [1.0]
         [params.mlhiknn]             # only for one algorithm
         beta = [2, 3]
+
+    Parameters
+    ----------
+    d : dict
+        The parsed TOML document (``tomllib.load``).
+
+    Returns
+    -------
+    ExperimentConfig
+        The experiment.
+
+    See Also
+    --------
+    load_config : Reads the TOML file first.
+
+    Examples
+    --------
+    >>> from mlknn.experiments import config_from_dict
+    >>> cfg = config_from_dict({"datasets": ["emotions"], "algorithms": ["mlknn"], "k": [10, 20],
+    ...                         "protocol": {"name": "5x2", "seed": 1}})
+    >>> cfg.k, cfg.protocol.n_folds(), len(cfg.specs())
+    ((10, 20), 10, 2)
     """
     allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric", "at_k"}
     unknown = set(d) - allowed
@@ -104,7 +126,33 @@ def config_from_dict(d):
 
 
 def load_config(path):
-    """Read a TOML experiment file (see :func:`config_from_dict`)."""
+    """Read a TOML experiment file (see :func:`config_from_dict`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The TOML file.
+
+    Returns
+    -------
+    dict
+        The parsed document; :func:`config_from_dict` builds the experiment.
+
+    See Also
+    --------
+    config_from_dict : The layout of the file.
+    run_experiment : Run the experiment.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlknn.experiments import load_config
+    >>> path = os.path.join(tempfile.mkdtemp(), "grid.toml")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('datasets = ["emotions"]\\nalgorithms = ["mlknn", "brknn"]\\nk = [10]\\n')
+    >>> load_config(path)
+    {'datasets': ['emotions'], 'algorithms': ['mlknn', 'brknn'], 'k': [10]}
+    """
     import tomllib
 
     with open(path, "rb") as fh:
