@@ -6,6 +6,7 @@ one regression per label (MLHiKNN, IBLR).
 """
 
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,15 +15,49 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ..neighbors import NeighborGraph
-from ..utils._topk import (  # noqa: F401  (the top-k helpers of interface 2, importable here)
+from ..utils._topk import (  # the top-k helpers of interface 2, importable here
     is_stored,
     topk_from_dense,
     topk_from_sparse_candidates,
     zero_count_topk,
 )
+from ..utils._typing import (
+    ArrayLike,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    LabelMatrix,
+    MatrixLike,
+    NDArray,
+    SparseMatrix,
+)
+
+__all__ = [
+    "constant_labels",
+    "count_histograms",
+    "fit_logistic_per_label",
+    "graph_adjacency",
+    "is_stored",
+    "label_frequencies",
+    "lookup_table",
+    "map_decision",
+    "map_posterior",
+    "neighbor_label_counts",
+    "safe_ratio",
+    "smoothed_likelihood",
+    "sparse_count_histograms",
+    "sparse_decisions",
+    "sparse_neighbor_label_counts",
+    "topk_from_dense",
+    "topk_from_sparse_candidates",
+    "zero_count_topk",
+]
 
 
-def neighbor_label_counts(graph: NeighborGraph, Y, weights=None):
+
+def neighbor_label_counts(
+    graph: NeighborGraph, Y: NDArray[Any], weights: FloatArray | None = None
+) -> NDArray[np.int64] | NDArray[np.float64]:
     """Count, for every point and label, how many of its neighbours have the label.
 
     This is the membership counting vector C_x of ML-kNN (seed 003 Knowl 11,
@@ -50,7 +85,9 @@ def neighbor_label_counts(graph: NeighborGraph, Y, weights=None):
     return np.asarray(A @ Y.astype(np.float64))
 
 
-def count_histograms(counts, Y, n_bins):
+def count_histograms(
+    counts: IntArray, Y: NDArray[Any], n_bins: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Per-label histograms of neighbour counts, split by the instance's own label.
 
     Returns ``c1[j, l]`` = number of training instances with label l whose count of
@@ -76,7 +113,7 @@ def count_histograms(counts, Y, n_bins):
     return c1, c0
 
 
-def graph_adjacency(graph: NeighborGraph, n_train, mask=None):
+def graph_adjacency(graph: NeighborGraph, n_train: int, mask: ArrayLike | None = None) -> SparseMatrix:
     """The graph as a sparse int32 (n_points, n_train) 0/1 adjacency ``csr_array``.
 
     ``mask`` (bool, shape (n_points, k)) keeps only some neighbours (BML-kNN:
@@ -93,7 +130,9 @@ def graph_adjacency(graph: NeighborGraph, n_train, mask=None):
     return sp.csr_array((np.ones(cols.size, dtype=np.int32), cols, indptr), shape=(n, n_train))
 
 
-def sparse_neighbor_label_counts(graph: NeighborGraph, Y, mask=None):
+def sparse_neighbor_label_counts(
+    graph: NeighborGraph, Y: SparseMatrix, mask: ArrayLike | None = None
+) -> SparseMatrix:
     """ML-kNN's counting vectors C_x as a sparse product ``A @ Y`` (sparse Y).
 
     The sparse counterpart of :func:`neighbor_label_counts`: with A the
@@ -119,7 +158,9 @@ def sparse_neighbor_label_counts(graph: NeighborGraph, Y, mask=None):
     return C
 
 
-def sparse_count_histograms(C, Y, n_bins):
+def sparse_count_histograms(
+    C: SparseMatrix, Y: SparseMatrix, n_bins: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """:func:`count_histograms` from sparse counts C and sparse labels Y, in O(nnz + n_bins q).
 
     ``c1[j, l]`` for ``j >= 1`` counts the non-zeros of C at the positions of
@@ -153,14 +194,17 @@ def sparse_count_histograms(C, Y, n_bins):
     return c1, c0
 
 
-def label_frequencies(Y):
+def label_frequencies(Y: LabelMatrix) -> NDArray[np.int64]:
     """Number of training instances with each label, (q,) int64 (dense or sparse Y)."""
     if sp.issparse(Y):
-        return np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.int64)
-    return np.asarray(Y).sum(axis=0, dtype=np.int64)
+        freq: NDArray[np.int64] = np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.int64)
+    else:
+        freq = np.asarray(Y).sum(axis=0, dtype=np.int64)
+    return freq
 
 
-def lookup_table(table, counts):
+
+def lookup_table(table: NDArray[Any], counts: MatrixLike) -> NDArray[Any]:
     """``table[counts[i, l], l]`` for dense counts, or the CSR of the looked-up non-zeros.
 
     Parameters
@@ -176,11 +220,13 @@ def lookup_table(table, counts):
     ``counts``' stored entries, in CSR order) for sparse counts.
     """
     if sp.issparse(counts):
-        return table[counts.data, counts.indices]
+        stored: NDArray[Any] = table[counts.data, counts.indices]
+        return stored
+
     return table[counts, np.arange(table.shape[1])[None, :]]
 
 
-def sparse_decisions(counts, count_values, zero_values):
+def sparse_decisions(counts: SparseMatrix, count_values: ArrayLike, zero_values: ArrayLike) -> SparseMatrix:
     """0/1 CSR decisions from per-entry values and a per-label value for zero counts.
 
     Parameters
@@ -214,7 +260,7 @@ def sparse_decisions(counts, count_values, zero_values):
 
 
 # ------------------------------------------------- Bayesian (MAP) kernels
-def safe_ratio(num, denom):
+def safe_ratio(num: ArrayLike, denom: ArrayLike) -> NDArray[np.float64]:
     """``num / denom`` elementwise, 0 where ``denom == 0``.
 
     The smoothed frequencies of ML-kNN, BML-kNN / NC and DML-kNN are 0/0 only
@@ -228,7 +274,7 @@ def safe_ratio(num, denom):
     return np.where(denom > 0, out, 0.0)
 
 
-def smoothed_likelihood(hist, s):
+def smoothed_likelihood(hist: NDArray[Any], s: float) -> NDArray[np.float64]:
     """ML-kNN's likelihood table ``(s + c[j]) / (s n_bins + sum_p c[p])``, column by column.
 
     Seed 004 lines 11-13 (and seed 002 eqs 17-18) with ``n_bins = k + 1``:
@@ -250,7 +296,7 @@ def smoothed_likelihood(hist, s):
     return safe_ratio(s + hist, s * n_bins + hist.sum(axis=0, dtype=np.float64))
 
 
-def map_posterior(joint1, joint0, prior):
+def map_posterior(joint1: FloatArray, joint0: FloatArray, prior: FloatArray) -> NDArray[np.float64]:
     """Posterior ``joint1 / (joint1 + joint0)`` of a two-class MAP rule.
 
     ``joint_b = P(H_b) P(E | H_b)`` (ML-kNN seed 004 line 18, DML-kNN eq 10,
@@ -274,13 +320,13 @@ def map_posterior(joint1, joint0, prior):
         return np.where(total > 0, joint1 / np.where(total > 0, total, 1.0), prior)
 
 
-def map_decision(joint1, joint0):
+def map_decision(joint1: FloatArray, joint0: FloatArray) -> NDArray[np.uint8]:
     """The MAP rule ``joint1 > joint0`` as 0/1; an exact tie predicts 0."""
     return (joint1 > joint0).astype(np.uint8)
 
 
 # ------------------------------------------------ one regression per label
-def constant_labels(Y):
+def constant_labels(Y: ArrayLike) -> tuple[BoolArray, NDArray[np.uint8]]:
     """Labels that are constant in the training set, and their value.
 
     A constant label (all 0 or all 1) has no regression: MLHiKNN and IBLR
@@ -302,7 +348,9 @@ def constant_labels(Y):
     return constant, np.where(constant, first, 0).astype(np.uint8)
 
 
-def _fit_one_logistic(Z, y, params):
+def _fit_one_logistic(
+    Z: MatrixLike, y: NDArray[Any], params: dict[str, Any]
+) -> tuple[FloatArray, float, int, bool]:
     """One LogisticRegression; its ConvergenceWarning becomes a flag, others pass."""
     model = LogisticRegression(**params)
     with warnings.catch_warnings(record=True) as caught:
@@ -317,7 +365,10 @@ def _fit_one_logistic(Z, y, params):
     return model.coef_[0].copy(), float(model.intercept_[0]), int(model.n_iter_[0]), converged
 
 
-def fit_logistic_per_label(Z, Y, labels, params, n_jobs=None):
+def fit_logistic_per_label(
+    Z: MatrixLike, Y: NDArray[Any], labels: ArrayLike, params: dict[str, Any], n_jobs: int | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], list[int]]:
+
     """Fit ``LogisticRegression(**params)`` on ``(Z, Y[:, l])`` for each label l in ``labels``.
 
     Each fit is a separate optimisation over the whole (n, p) input (a loop over

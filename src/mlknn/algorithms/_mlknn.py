@@ -6,6 +6,9 @@ H_1^l / H_0^l the events "x has / has not label l", E_j^l "exactly j neighbours 
 x have label l".
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state, gen_batches
@@ -18,6 +21,7 @@ from ..base import (
 )
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows
+from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from ._kernels import (
     count_histograms,
     label_frequencies,
@@ -54,7 +58,15 @@ class _BayesCountsMixin:
 
     _supports_sparse_labels = True
 
-    def _fit_tables(self, counts, Y, n_bins):
+    # Read from the estimator (its parameter, and what fit sets).
+    smoothing: float
+    n_labels_: int
+    prior_: NDArray[np.float64]
+    cond_prob_true_: NDArray[np.float64]
+    cond_prob_false_: NDArray[np.float64]
+    _fit_Y: LabelMatrix
+
+    def _fit_tables(self, counts: MatrixLike, Y: LabelMatrix, n_bins: int) -> None:
         s, m = float(self.smoothing), Y.shape[0]
         # Seed 004 lines 1-3 (seed 002 eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m).
         self.prior_ = (s + label_frequencies(Y).astype(np.float64)) / (2 * s + m)
@@ -68,7 +80,7 @@ class _BayesCountsMixin:
         self.cond_prob_false_ = smoothed_likelihood(c0, s)
         self._fit_Y = Y
 
-    def _joint_tables(self, beyond=False):
+    def _joint_tables(self, beyond: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """P(H_b) P(E_j | H_b) for b = 1 and b = 0, shape (n_bins, q) (line 17).
 
         ``beyond=True`` appends row ``n_bins``: a count beyond the table (NC
@@ -84,11 +96,11 @@ class _BayesCountsMixin:
             like0 = np.vstack([like0, safe_ratio(s, s * n_bins + (self._fit_Y.shape[0] - u))[None, :]])
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
-    def _score_table(self, beyond=False):
+    def _score_table(self, beyond: bool = False) -> NDArray[np.float64]:
         # Line 18: the posterior r_t(l) (the prior where both products are 0).
         return map_posterior(*self._joint_tables(beyond), self.prior_)
 
-    def _table_index(self, counts):
+    def _table_index(self, counts: MatrixLike) -> tuple[MatrixLike, bool]:
         """(counts clipped to the "beyond" row n_bins, whether any count was beyond)."""
         n_bins = self.cond_prob_true_.shape[0]
         values = counts.data if sp.issparse(counts) else counts
@@ -100,7 +112,7 @@ class _BayesCountsMixin:
             return counts, True
         return np.minimum(counts, n_bins), True
 
-    def _proba_from_counts(self, counts, table=None):
+    def _proba_from_counts(self, counts: MatrixLike, table: FloatArray | None = None) -> FloatArray:
         """Dense (n, q) scores: the score table (default: the posterior) looked up at every count."""
         idx, beyond = self._table_index(counts)
         table = self._score_table(beyond) if table is None else table
@@ -111,7 +123,7 @@ class _BayesCountsMixin:
         out[rows, idx.indices] = lookup_table(table, idx)
         return out
 
-    def _decide_from_counts(self, counts, ties=None):
+    def _decide_from_counts(self, counts: MatrixLike, ties: np.random.RandomState | None = None) -> MatrixLike:
         """0/1 decisions: dense (n, q) for dense counts, a uint8 ``csr_array`` for sparse ones.
 
         ``ties``: a RandomState drawing each exact MAP tie as a fair coin (MULAN's
@@ -123,23 +135,26 @@ class _BayesCountsMixin:
         tied = None if ties is None else (joint1 == joint0)
         if not sp.issparse(idx):
             out = lookup_table(table, idx)
-            if tied is not None:
+            if tied is not None and ties is not None:
                 at = lookup_table(tied, idx)
                 out[at] = ties.randint(0, 2, size=int(at.sum()))
             return out
         values = lookup_table(table, idx)
-        if tied is not None:
+        if tied is not None and ties is not None:
             at = lookup_table(tied, idx)
             values[at] = ties.randint(0, 2, size=int(at.sum()))
         out = sparse_decisions(idx, values, table[0])
-        if tied is not None and tied[0].any():
+        if tied is not None and ties is not None and tied[0].any():
+
             extra = sparse_decisions(idx, np.zeros_like(values), tied[0])
             extra.data = ties.randint(0, 2, size=extra.nnz).astype(np.uint8)
             out = sp.csr_array(out + extra)
             out.eliminate_zeros()
         return out
 
-    def _topk_from_counts(self, counts, k, table=None):
+    def _topk_from_counts(
+        self, counts: MatrixLike, k: int, table: FloatArray | None = None
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Exact top k of the score table (default: the posterior) at these counts."""
         idx, beyond = self._table_index(counts)
         table = self._score_table(beyond) if table is None else table
@@ -287,16 +302,16 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     def __init__(
         self,
-        n_neighbors=10,
+        n_neighbors: int = 10,
         *,
-        smoothing=1.0,
-        neighbors="brute",
-        metric="euclidean",
-        n_jobs=None,
-        hubness=None,
-        variant="paper",
-        random_state=None,
-    ):
+        smoothing: float = 1.0,
+        neighbors: Any = "brute",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        hubness: Any = None,
+        variant: str = "paper",
+        random_state: Any = None,
+    ) -> None:
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
         self.neighbors = neighbors
@@ -307,26 +322,28 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
         if self.variant == "skmultilearn" and self.hubness is None:
             graph = _self_included(graph, self.n_neighbors)
         self._fit_tables(_counts(graph, Y), Y, self.n_neighbors + 1)
 
     # ------------------------------------------------------------- predict
-    def _predict_proba_graph(self, graph, X):
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         counts = _counts(graph, self._fit_Y)
         if self.variant == "skmultilearn":
             return self._proba_from_counts(counts, table=self.prior_ * self.cond_prob_true_)
         return self._proba_from_counts(counts)
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         counts = _counts(graph, self._fit_Y)
         if self.variant == "mulan":
             return self._decide_from_counts(counts, ties=check_random_state(self.random_state))
         return self._decide_from_counts(counts)
 
-    def _predict_topk_graph(self, graph, X, k):
+    def _predict_topk_graph(
+        self, graph: NeighborGraph, X: MatrixLike, k: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         if self.variant == "skmultilearn":
             table = self.prior_ * self.cond_prob_true_
         else:
@@ -334,7 +351,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         return _topk_by_chunks(self, graph, k, lambda g, rows: _counts(g, self._fit_Y), table)
 
 
-def _counts(graph, Y, mask=None):
+def _counts(graph: NeighborGraph, Y: LabelMatrix, mask: NDArray[np.bool_] | None = None) -> MatrixLike:
     """ML-kNN's C over a graph: dense (n, q) for dense Y, CSR for sparse Y."""
     if sp.issparse(Y):
         return sparse_neighbor_label_counts(graph, Y, mask)
@@ -343,7 +360,7 @@ def _counts(graph, Y, mask=None):
     return np.rint(neighbor_label_counts(graph, Y, weights=mask.astype(np.float64))).astype(np.int64)
 
 
-def _self_included(graph, k):
+def _self_included(graph: NeighborGraph, k: int) -> NeighborGraph:
     """scikit-multilearn's training neighbourhoods (``ignore_first_neighbours=0``):
     each training point is its own first neighbour, then its k - 1 nearest others."""
     n = graph.n_points
@@ -352,7 +369,14 @@ def _self_included(graph, k):
     return NeighborGraph(np.ascontiguousarray(ind), np.ascontiguousarray(dist), loo=True)
 
 
-def _topk_by_chunks(est, graph, k, counts_of, table=None):
+def _topk_by_chunks(
+    est: Any,
+    graph: NeighborGraph,
+    k: int,
+    counts_of: Callable[[NeighborGraph, slice], MatrixLike],
+    table: FloatArray | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+
     """Top k of a count-based estimator over row chunks of the query graph.
 
     Memory per chunk: its counts (dense: rows x q; sparse: the stored counts)
