@@ -15,24 +15,37 @@ over a different neighbourhood:
 * NC (Table 2): the whole delta-neighbourhood, with no limit on its size.
 """
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
+from ..utils._typing import (
+    FloatArray,
+    LabelMatrix,
+    MatrixLike,
+    NDArray,
+    SparseMatrix,
+    TopK,
+)
 from ._mlknn import _BayesCountsMixin, _counts, _topk_by_chunks
 
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
 
 
-def _resolve_radius(radius, graph, k):
+def _resolve_radius(radius: float | str, graph: NeighborGraph, k: int) -> float:
     """A float radius, or for "auto" the median LOO distance to the k-th neighbour."""
     if isinstance(radius, str):  # "auto"
         return float(np.median(graph.metric_distances[:, k - 1]))
     return float(radius)
 
 
-def _bounded_counts(graph, Y, radius):
+def _bounded_counts(
+    graph: NeighborGraph, Y: LabelMatrix, radius: float
+) -> tuple[NDArray[np.int64], MatrixLike]:
     """Label counts over the neighbours of each row with distance <= radius.
 
     Returns
@@ -165,16 +178,16 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     def __init__(
         self,
-        n_neighbors=10,
+        n_neighbors: int = 10,
         *,
-        radius=np.inf,
-        smoothing=1.0,
-        neighbors="brute",
-        metric="euclidean",
-        n_jobs=None,
-        hubness=None,
-        random_state=None,
-    ):
+        radius: float | str = np.inf,
+        smoothing: float = 1.0,
+        neighbors: Any = "brute",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        hubness: Any = None,
+        random_state: Any = None,
+    ) -> None:
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.smoothing = smoothing
@@ -184,18 +197,18 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.hubness = hubness
         self.random_state = random_state
 
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
         _, counts = _bounded_counts(graph, Y, self.radius_)
         self._fit_tables(counts, Y, self.n_neighbors + 1)
 
-    def _predict_proba_graph(self, graph, X):
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         return self._proba_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         return self._decide_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
 
-    def _predict_topk_graph(self, graph, X, k):
+    def _predict_topk_graph(self, graph: NeighborGraph, X: MatrixLike, k: int) -> TopK:
         return _topk_by_chunks(self, graph, k, lambda g, rows: _bounded_counts(g, self._fit_Y, self.radius_)[1])
 
 
@@ -304,15 +317,15 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
 
     def __init__(
         self,
-        radius="auto",
+        radius: float | str = "auto",
         *,
-        n_neighbors=10,
-        smoothing=1.0,
-        neighbors="brute",
-        metric="euclidean",
-        n_jobs=None,
-        random_state=None,
-    ):
+        n_neighbors: int = 10,
+        smoothing: float = 1.0,
+        neighbors: Any = "brute",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.radius = radius
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
@@ -321,7 +334,9 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _radius_counts(self, graph, Y, X, loo):
+    def _radius_counts(
+        self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, loo: bool
+    ) -> tuple[NDArray[np.int64], MatrixLike]:
         """Sizes and label counts of the radius neighbourhoods of the graph's rows."""
         sizes, counts = _bounded_counts(graph, Y, self.radius_)
         n_avail = Y.shape[0] - 1 if loo else Y.shape[0]
@@ -355,27 +370,28 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         counts[rows] = more[1]
         return sizes, counts
 
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
         sizes, counts = self._radius_counts(graph, Y, X, loo=True)
         self.train_sizes_ = sizes
         self.max_count_ = int(sizes.max(initial=0))
         self._fit_tables(counts, Y, self.max_count_ + 1)
 
-    def _predict_proba_graph(self, graph, X):
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         return self._proba_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         return self._decide_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])
 
-    def _predict_topk_graph(self, graph, X, k):
-        def counts_of(g, rows):
+    def _predict_topk_graph(self, graph: NeighborGraph, X: MatrixLike, k: int) -> TopK:
+        def counts_of(g: NeighborGraph, rows: slice) -> MatrixLike:
             return self._radius_counts(g, self._fit_Y, None if X is None else X[rows], loo=False)[1]
 
         return _topk_by_chunks(self, graph, k, counts_of)
 
 
-def _replace_rows(counts, rows, new_rows):
+def _replace_rows(counts: SparseMatrix, rows: NDArray[np.intp], new_rows: MatrixLike) -> SparseMatrix:
+
     """CSR ``counts`` with the rows ``rows`` replaced by ``new_rows`` (dense or sparse)."""
     n, q = counts.shape
     old = counts.tocoo()

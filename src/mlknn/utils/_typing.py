@@ -22,6 +22,7 @@ __all__ = [
     "MatrixLike",
     "NDArray",
     "SparseMatrix",
+    "TopK",
 ]
 
 #: A ``scipy.sparse`` matrix or array (CSR unless said otherwise); scipy has no stubs.
@@ -41,3 +42,6 @@ IntArray: TypeAlias = NDArray[np.integer[Any]]
 BoolArray: TypeAlias = NDArray[np.bool_]
 #: A dense 0/1 label indicator matrix (uint8 after validation).
 LabelArray: TypeAlias = NDArray[np.uint8]
+#: ``predict_topk``'s result: labels (n, k) int64 and their scores (n, k) float64.
+TopK: TypeAlias = tuple[NDArray[np.int64], NDArray[np.float64]]
+
