@@ -38,10 +38,29 @@ class DaskNeighbors(BaseEstimator):
     index_ : TrainingIndex
     n_samples_fit_, n_features_in_ : int
 
+    See Also
+    --------
+    DistributedKNN : Moves the scoring to the workers too.
+    mlknn.neighbors.BruteNeighbors : The local backend with the same answers.
+
     Notes
     -----
     A fitted estimator holding this backend keeps a connection to the cluster:
     save it (``mlknn.persistence``) after refitting with a local backend.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> data = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
+    >>> from distributed import Client  # doctest: +SKIP
+    >>> client = Client(n_workers=2, threads_per_worker=1)  # doctest: +SKIP
+    >>> clf = MLkNN(n_neighbors=5, neighbors="dask").fit(data.X, data.Y)  # doctest: +SKIP
+    >>> clf.predict(data.X[:3]).shape  # doctest: +SKIP
+    (3, 3)
+    >>> client.close()  # doctest: +SKIP
     """
 
     exact = True

@@ -154,6 +154,11 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         The training blocks and block indices on the cluster.
     n_features_in_ : int
 
+    See Also
+    --------
+    DaskNeighbors : Only the neighbour search on the cluster (``neighbors="dask"``).
+    kneighbors_graph : The exact distributed search behind both.
+
     Notes
     -----
     See the module docstring for what runs on the workers and what stays on the
@@ -167,6 +172,22 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
     ``set_params(estimator__n_neighbors=20)`` work), and ``sklearn.base.clone``
     clones the wrapped estimator but keeps the *same* ``client`` object (a Dask
     client is a connection, not a value to deep-copy).
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.distributed import DistributedKNN
+    >>> data = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
+    >>> from distributed import Client  # doctest: +SKIP
+    >>> client = Client(n_workers=2, threads_per_worker=1)  # doctest: +SKIP
+    >>> est = DistributedKNN(MLkNN(n_neighbors=5), client).fit(data.X, data.Y)  # doctest: +SKIP
+    >>> local = MLkNN(n_neighbors=5).fit(data.X, data.Y)
+    >>> bool(np.array_equal(est.predict_proba(data.X), local.predict_proba(data.X)))  # doctest: +SKIP
+    True
+    >>> client.close()  # doctest: +SKIP
     """
 
     _parameter_constraints = {

@@ -87,6 +87,19 @@ class DaskExecutor:
         running on a worker that died, rerun by the scheduler), ``retried`` (tasks
         rerun after an exception), ``resubmitted`` (by this executor), ``rescattered``
         (times the data were sent again).
+
+    See Also
+    --------
+    dask_executor : Builds one on a new or running cluster.
+    run_experiment : The harness with this executor.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> from mlknn.distributed import DaskExecutor, local_client
+    >>> with local_client(n_workers=2) as client:  # doctest: +SKIP
+    ...     print(DaskExecutor(client).stats)
+    {'tasks': 0, 'lost_workers': 0, 'rescheduled': 0, 'retried': 0, 'resubmitted': 0, 'rescattered': 0}
     """
 
     def __init__(self, client=None, *, retries=2, max_resubmits=3, fold_function=None, verbose=False):
@@ -240,6 +253,19 @@ def local_client(n_workers=None, *, scheduler=None, threads_per_worker=1, **clus
     Yields
     ------
     distributed.Client
+
+    See Also
+    --------
+    get_client : The client the other functions use by default.
+    dask_executor : A :class:`DaskExecutor` on a new or running cluster.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> from mlknn.distributed import local_client
+    >>> with local_client(n_workers=2) as client:  # doctest: +SKIP
+    ...     print(len(client.scheduler_info()["workers"]))
+    2
     """
     from ._graph import _distributed
 
@@ -275,6 +301,19 @@ def dask_executor(scheduler=None, n_workers=None, *, retries=2, max_resubmits=3,
     Yields
     ------
     DaskExecutor
+
+    See Also
+    --------
+    DaskExecutor : The executor.
+    local_client : A client without an executor.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> from mlknn.distributed import dask_executor
+    >>> with dask_executor(n_workers=2) as executor:  # doctest: +SKIP
+    ...     print(type(executor).__name__)
+    DaskExecutor
     """
     if (scheduler is None) == (n_workers is None):
         raise ValueError(
@@ -308,6 +347,27 @@ def run_experiment(config, db, *, client=None, retries=2, max_resubmits=3, progr
     -------
     dict
         The harness's summary plus ``"dask"``: :attr:`DaskExecutor.stats`.
+
+    See Also
+    --------
+    mlknn.experiments.run_experiment : The same in this process (joblib).
+    DaskExecutor : What runs the fold tasks.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> import os, tempfile
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.distributed import local_client, run_experiment
+    >>> from mlknn.experiments import ExperimentConfig, ProtocolConfig, ResultsDB
+    >>> toy = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
+    >>> config = ExperimentConfig(datasets=("toy",), algorithms=("mlknn",), k=(5,),
+    ...                           protocol=ProtocolConfig("holdout", n_repeats=2))
+    >>> db = ResultsDB(os.path.join(tempfile.mkdtemp(), "results.db"))
+    >>> with local_client(n_workers=2) as client:  # doctest: +SKIP
+    ...     summary = run_experiment(config, db, client=client, data={"toy": (toy.X, toy.Y)})
+    >>> summary["total"], summary["dask"]["tasks"]  # doctest: +SKIP
+    (2, 2)
     """
     from ..experiments import run_experiment as _run
 

@@ -86,6 +86,24 @@ def get_client(client=None, caller="mlknn.distributed"):
         When dask[distributed] is not installed.
     ValueError
         When ``client`` is None and no client has been created in this process.
+
+    See Also
+    --------
+    local_client : Create a client (and a LocalCluster).
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.distributed import get_client
+    >>> data = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
+    >>> from distributed import Client  # doctest: +SKIP
+    >>> client = Client(n_workers=2, threads_per_worker=1)  # doctest: +SKIP
+    >>> get_client() is client  # doctest: +SKIP
+    True
+    >>> client.close()  # doctest: +SKIP
     """
     distributed = _distributed(caller)
     if client is not None:
@@ -296,6 +314,26 @@ class TrainingIndex:
         Rows per query block of the leave-one-out searches (sub-blocks of the
         training blocks); default :func:`default_query_block`.
     retries : int
+
+    See Also
+    --------
+    kneighbors_graph : One search, building its own index.
+    DistributedKNN : Keeps one index for its fitted estimator.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.distributed import TrainingIndex
+    >>> data = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
+    >>> from distributed import Client  # doctest: +SKIP
+    >>> client = Client(n_workers=2, threads_per_worker=1)  # doctest: +SKIP
+    >>> index = TrainingIndex(data.X, client)  # doctest: +SKIP
+    >>> index.n_samples_fit_, index.n_features_in_  # doctest: +SKIP
+    (80, 5)
+    >>> client.close()  # doctest: +SKIP
     """
 
     def __init__(self, X, client, *, metric="euclidean", train_block=None, query_block=None, retries=1):
@@ -473,6 +511,11 @@ def kneighbors_graph(
     NeighborGraph
         ``loo=True`` when ``X_query`` is None.
 
+    See Also
+    --------
+    TrainingIndex : The training blocks, kept on the cluster between searches.
+    mlknn.neighbors.BruteNeighbors : The local search with the same answers.
+
     Notes
     -----
     Tasks: one top-k per (query block, training block) -- each fits the brute
@@ -483,6 +526,23 @@ def kneighbors_graph(
     holding a block's only copy, the blocks are scattered again and the search
     rebuilt (at most twice). Dask arrays are rechunked to the blocks and recomputed
     by Dask itself.
+
+    Examples
+    --------
+    >>> # not run in the doctests: starting a Dask cluster takes seconds
+    >>> import numpy as np
+    >>> from mlknn import MLkNN
+    >>> from mlknn.datasets import make_multilabel
+    >>> from mlknn.distributed import kneighbors_graph
+    >>> data = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
+    >>> from distributed import Client  # doctest: +SKIP
+    >>> client = Client(n_workers=2, threads_per_worker=1)  # doctest: +SKIP
+    >>> from mlknn.neighbors import BruteNeighbors
+    >>> graph = kneighbors_graph(data.X, n_neighbors=3, client=client)  # doctest: +SKIP
+    >>> exact = BruteNeighbors().fit(data.X).kneighbors(n_neighbors=3, return_distance=False)
+    >>> bool(np.array_equal(graph.indices, exact))  # doctest: +SKIP
+    True
+    >>> client.close()  # doctest: +SKIP
     """
     client = get_client(client, "mlknn.distributed.kneighbors_graph")
     train = TrainingIndex(

@@ -15,7 +15,6 @@ _EXTRAS = {
 
 
 def check_optional_dependency(module_name: str, caller_name: str) -> ModuleType:
-
     """Import ``module_name`` or raise an ImportError saying what to install.
 
     Parameters
@@ -29,6 +28,20 @@ def check_optional_dependency(module_name: str, caller_name: str) -> ModuleType:
     -------
     module
         The imported module.
+
+    See Also
+    --------
+    mlknn.show_versions : Which optional packages are installed.
+
+    Examples
+    --------
+    >>> from mlknn.utils import check_optional_dependency
+    >>> check_optional_dependency("numpy", "this example").__name__
+    'numpy'
+    >>> check_optional_dependency("no_such_module", "neighbors='magic'")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ImportError: ...
     """
     try:
         return importlib.import_module(module_name)
