@@ -61,7 +61,6 @@ def __getattr__(name: str) -> Any:
 
 
 def show_versions() -> None:
-
     """Print the versions of mlknn and its main dependencies.
 
     See Also

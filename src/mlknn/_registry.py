@@ -73,7 +73,6 @@ def get_estimator_class(name: str) -> type[Any]:
     try:
         found: type[Any] = getattr(importlib.import_module(module), cls)
         return found
-
     except (ImportError, AttributeError) as exc:
         raise ImportError(
             f"The estimator {key!r} is registered as {module}.{cls}, which cannot be imported: {exc}"
@@ -81,7 +80,6 @@ def get_estimator_class(name: str) -> type[Any]:
 
 
 def available_estimators() -> list[str]:
-
     """Every registered name, after importing each estimator class.
 
     Fails loudly: a module that cannot be imported raises an ImportError naming

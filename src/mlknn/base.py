@@ -607,7 +607,6 @@ def _num_rows(X: Any) -> int:
 
 
 def _container_kind(Y: MatrixLike) -> Literal["matrix", "array"] | None:
-
     """What ``predict`` returns: "matrix" (``csr_matrix``) or "array" (``csr_array``) for a
     sparse Y, None (a dense ndarray) for a dense one."""
     if not sp.issparse(Y):

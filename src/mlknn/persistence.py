@@ -327,7 +327,6 @@ def _decode(node: Any, arrays: _Arrays) -> Any:
 
 
 def _import_allowed(qualname: str) -> Any:  # a class
-
     if not qualname.startswith(_ALLOWED_PREFIXES):
         raise PersistenceError(f"refusing to load class {qualname!r}: not an mlknn/scikit-learn/numpy class")
     module_name, _, attr_path = qualname.partition(".")
@@ -348,7 +347,6 @@ def _import_allowed(qualname: str) -> Any:  # a class
 
 
 def _mlknn_version() -> str:
-
     from . import __version__
 
     return __version__

@@ -391,7 +391,6 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
 
 
 def _replace_rows(counts: SparseMatrix, rows: NDArray[np.intp], new_rows: MatrixLike) -> SparseMatrix:
-
     """CSR ``counts`` with the rows ``rows`` replaced by ``new_rows`` (dense or sparse)."""
     n, q = counts.shape
     old = counts.tocoo()

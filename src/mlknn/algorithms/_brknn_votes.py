@@ -12,11 +12,18 @@ Ties are broken by the lower label index (the order of ``np.lexsort`` on
 (label, -count, row)).
 """
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
 
-def as_counts_csr(counts):
+#: int64 index arrays.
+_Int64 = NDArray[np.int64]
+
+
+def as_counts_csr(counts: MatrixLike) -> SparseMatrix:
     """Dense or sparse counts as a canonical int64 ``csr_array`` (no explicit zeros)."""
     C = sp.csr_array(counts, dtype=np.int64)
     C.eliminate_zeros()
@@ -24,17 +31,17 @@ def as_counts_csr(counts):
     return C
 
 
-def entry_rows(C):
+def entry_rows(C: SparseMatrix) -> _Int64:
     """The row of every stored entry of a CSR matrix, in storage order."""
     return np.repeat(np.arange(C.shape[0], dtype=np.int64), np.diff(C.indptr))
 
 
-def row_sums(C):
+def row_sums(C: SparseMatrix) -> _Int64:
     """Sum of each row of a CSR matrix, int64 (``L``, the neighbours' label mass)."""
     return np.bincount(entry_rows(C), weights=C.data, minlength=C.shape[0]).round().astype(np.int64)
 
 
-def kth_absent(C, rows, m):
+def kth_absent(C: SparseMatrix, rows: ArrayLike, m: ArrayLike) -> _Int64:
     """The ``m``-th (0-based, ascending) label absent from row ``rows`` of C.
 
     Row r stores the sorted labels ``i_0 < i_1 < ...``; before ``i_j`` lie
@@ -59,10 +66,11 @@ def kth_absent(C, rows, m):
     before = C.indices.astype(np.int64) - (np.arange(C.indices.size) - C.indptr[stored_rows])
     keys = stored_rows * (q + 1) + before  # sorted: rows ascending, `before` non-decreasing
     pos = np.searchsorted(keys, rows * (q + 1) + m, side="right")
-    return m + (pos - C.indptr[rows])
+    found: _Int64 = m + (pos - C.indptr[rows])
+    return found
 
 
-def lowest_absent(C, need):
+def lowest_absent(C: SparseMatrix, need: ArrayLike) -> tuple[_Int64, _Int64]:
     """For each row r, its ``need[r]`` lowest absent labels (rows, labels), row-major."""
     need = np.asarray(need, dtype=np.int64)
     rows = np.repeat(np.arange(C.shape[0], dtype=np.int64), need)
@@ -71,7 +79,7 @@ def lowest_absent(C, need):
     return rows, kth_absent(C, rows, m)
 
 
-def top_by_count(C, s):
+def top_by_count(C: SparseMatrix, s: ArrayLike) -> tuple[_Int64, _Int64, _Int64]:
     """The ``s[r]`` labels of highest count of each row r, ties by the lower label.
 
     Labels without a vote rank after every voted label, lowest index first, and
@@ -102,14 +110,14 @@ def top_by_count(C, s):
     return out_rows[merge], labels, counts
 
 
-def indicator(rows, labels, shape):
+def indicator(rows: NDArray[np.integer[Any]], labels: ArrayLike, shape: tuple[int, int]) -> SparseMatrix:
     """A canonical uint8 ``csr_array`` with ones at (rows, labels)."""
     out = sp.csr_array((np.ones(len(rows), dtype=np.uint8), (rows, labels)), shape=shape)
     out.sum_duplicates()
     return out
 
 
-def row_max_ties(C, rows):
+def row_max_ties(C: SparseMatrix, rows: ArrayLike) -> tuple[_Int64, _Int64, _Int64]:
     """For the given non-empty rows: the labels holding the row's maximum count.
 
     Returns

@@ -28,7 +28,7 @@ _MASK = (1 << 48) - 1
 _INT_MAX = (1 << 31) - 1
 
 
-def _to_int32(value):
+def _to_int32(value: int) -> int:
     """Java's ``(int)`` cast: the low 32 bits, as a signed value."""
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value > _INT_MAX else value
@@ -53,26 +53,26 @@ class JavaRandom:
 
     __slots__ = ("_state",)
 
-    def __init__(self, seed):
+    def __init__(self, seed: int) -> None:
         self.set_seed(seed)
 
     @classmethod
-    def from_state(cls, state):
+    def from_state(cls, state: int) -> "JavaRandom":
         """A generator continuing from a saved 48-bit :attr:`state` (no scrambling)."""
         rng = cls.__new__(cls)
         rng._state = int(state) & _MASK
         return rng
 
-    def set_seed(self, seed):
+    def set_seed(self, seed: int) -> None:
         """``Random.setSeed(long)``: scramble the seed with the multiplier."""
         self._state = (int(seed) ^ _MULTIPLIER) & _MASK
 
     @property
-    def state(self):
+    def state(self) -> int:
         """The 48-bit internal state (for tests and checkpoints)."""
         return self._state
 
-    def next_bits(self, bits):
+    def next_bits(self, bits: int) -> int:
         """``Random.next(bits)``: advance the LCG once, return its top ``bits`` bits.
 
         Parameters
@@ -87,7 +87,7 @@ class JavaRandom:
         self._state = (self._state * _MULTIPLIER + _ADDEND) & _MASK
         return _to_int32(self._state >> (48 - bits))
 
-    def next_int(self, bound=None):
+    def next_int(self, bound: int | None = None) -> int:
         """``Random.nextInt()`` (no bound: 32 random bits) or ``nextInt(bound)``.
 
         Parameters
@@ -124,6 +124,6 @@ class JavaRandom:
             r = u % bound
         return r
 
-    def next_double(self):
+    def next_double(self) -> float:
         """``Random.nextDouble()``: 53 random bits as a float in [0, 1)."""
         return ((self.next_bits(26) << 27) + self.next_bits(27)) * (1.0 / (1 << 53))

@@ -54,7 +54,6 @@ __all__ = [
 ]
 
 
-
 def neighbor_label_counts(
     graph: NeighborGraph, Y: NDArray[Any], weights: FloatArray | None = None
 ) -> NDArray[np.int64] | NDArray[np.float64]:
@@ -203,7 +202,6 @@ def label_frequencies(Y: LabelMatrix) -> NDArray[np.int64]:
     return freq
 
 
-
 def lookup_table(table: NDArray[Any], counts: MatrixLike) -> NDArray[Any]:
     """``table[counts[i, l], l]`` for dense counts, or the CSR of the looked-up non-zeros.
 
@@ -222,7 +220,6 @@ def lookup_table(table: NDArray[Any], counts: MatrixLike) -> NDArray[Any]:
     if sp.issparse(counts):
         stored: NDArray[Any] = table[counts.data, counts.indices]
         return stored
-
     return table[counts, np.arange(table.shape[1])[None, :]]
 
 
@@ -368,7 +365,6 @@ def _fit_one_logistic(
 def fit_logistic_per_label(
     Z: MatrixLike, Y: NDArray[Any], labels: ArrayLike, params: dict[str, Any], n_jobs: int | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], list[int]]:
-
     """Fit ``LogisticRegression(**params)`` on ``(Z, Y[:, l])`` for each label l in ``labels``.
 
     Each fit is a separate optimisation over the whole (n, p) input (a loop over

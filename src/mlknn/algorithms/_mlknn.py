@@ -145,7 +145,6 @@ class _BayesCountsMixin:
             values[at] = ties.randint(0, 2, size=int(at.sum()))
         out = sparse_decisions(idx, values, table[0])
         if tied is not None and ties is not None and tied[0].any():
-
             extra = sparse_decisions(idx, np.zeros_like(values), tied[0])
             extra.data = ties.randint(0, 2, size=extra.nnz).astype(np.uint8)
             out = sp.csr_array(out + extra)
@@ -376,7 +375,6 @@ def _topk_by_chunks(
     counts_of: Callable[[NeighborGraph, slice], MatrixLike],
     table: FloatArray | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-
     """Top k of a count-based estimator over row chunks of the query graph.
 
     Memory per chunk: its counts (dense: rows x q; sparse: the stored counts)

@@ -109,7 +109,6 @@ def zero_count_topk(
     k: int,
     zero_order: IntArray | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-
     """Exact top k when every label absent from a row scores its per-label constant.
 
     ML-kNN's posterior (and BML-kNN's, NC's) of a label whose neighbour count is
@@ -152,5 +151,3 @@ def zero_count_topk(
         np.concatenate([count_scores, np.asarray(zero_scores, np.float64)[cand_labels[absent]]]),
         n, k,
     )
-
-

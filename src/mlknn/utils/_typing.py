@@ -44,4 +44,3 @@ BoolArray: TypeAlias = NDArray[np.bool_]
 LabelArray: TypeAlias = NDArray[np.uint8]
 #: ``predict_topk``'s result: labels (n, k) int64 and their scores (n, k) float64.
 TopK: TypeAlias = tuple[NDArray[np.int64], NDArray[np.float64]]
-

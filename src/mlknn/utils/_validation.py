@@ -240,7 +240,6 @@ def input_dtype(Y: object) -> np.dtype[Any]:
     return own
 
 
-
 def label_classes(n_labels: int) -> list[NDArray[np.int_]]:
     """``classes_`` of a multi-label classifier: one ``[0, 1]`` array per label.
 
@@ -341,5 +340,4 @@ def warn_if_unscaled(
 
 
 def _dense_row(v: MatrixLike) -> NDArray[np.float64]:
-
     return np.asarray(v.toarray() if sp.issparse(v) else v, dtype=np.float64).ravel()
