@@ -64,7 +64,7 @@ def test_examples_run(module_name):
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_class_docstring_has_numpydoc_sections(cls):
     doc = inspect.cleandoc(cls.__doc__ or "")
-    missing = [s for s in SECTIONS if not re.search(rf"^{s}\n-{{{len(s)}}}$", doc, re.M)]
+    missing = [s for s in SECTIONS if not re.search(rf"^{s}\n-{{{len(s)}}}$", doc, re.MULTILINE)]
     assert not missing, f"{cls.__name__} docstring lacks the section(s) {missing}"
     examples = doc.split("Examples\n--------", 1)[1]
     assert ">>> " in examples, f"{cls.__name__}: the Examples section has no runnable example"
