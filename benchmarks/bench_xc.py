@@ -209,7 +209,7 @@ def real_tables(rows):
     for ds in sorted({r["dataset"] for r in rows}):
         pub = PUBLISHED.get(ds, {})
         body = [
-            [f"XC repository: {col}", "", "", "", *[v.get(m, "") for m in MEASURES], ""]
+            [f"XC repository: {col}", "", "", "", *[f"{v[m]:.2f}" if m in v else "" for m in MEASURES], ""]
             for col, v in pub.items()
         ]
         best = {}
@@ -234,7 +234,7 @@ def real_tables(rows):
                     r["features"],
                     r["metric"],
                     r["k"],
-                    *[round(r[m], 2) for m in MEASURES],
+                    *[f"{r[m]:.2f}" for m in MEASURES],
                     round(r["seconds"], 1),
                 ]
             )
@@ -256,7 +256,7 @@ def real_tables(rows):
             line = [
                 name,
                 f"{r['features']} {r['metric']} k={r['k']}",
-                *[round(r[m], 2) for m in ("P@1", "P@3", "P@5", "PSP@1")],
+                *[f"{r[m]:.2f}" for m in ("P@1", "P@3", "P@5", "PSP@1")],
                 "yes" if reach is True else ("no" if reach is False else ""),
             ]
             if ova:
@@ -371,7 +371,7 @@ def scale_table(rows):
                 round(r["cpu_s"], 1) if "cpu_s" in r else "-",
                 round(r["peak_rss_mb"]),
                 round(r["rss_after_data_mb"]),
-                *(round(r[m], 2) for m in ("P@1", "P@3", "P@5", "PSP@1")),
+                *(f"{r[m]:.2f}" for m in ("P@1", "P@3", "P@5", "PSP@1")),
                 round(r.get("graph_recall@k", 1.0), 3) if r["backend"] != "brute" else "exact",
                 f"{r['load_start']} / {r['load_end']}",
             ]
