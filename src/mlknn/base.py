@@ -73,6 +73,8 @@ class MultiLabelMixin:
     ``score`` is subset accuracy, as for scikit-learn's multi-label classifiers.
     """
 
+    n_labels_: int
+
     def _validate_multilabel_fit(
         self, X: MatrixLike, Y: MatrixLike, *, sparse_labels: bool = False, **kwargs: Any
     ) -> tuple[MatrixLike, LabelMatrix]:
@@ -161,6 +163,8 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     neighbors: Any
     metric: str
     n_jobs: int | None
+    #: Set by fit.
+    n_train_: int
 
     _supports_sparse_labels = False
     _uses_features = False

@@ -17,13 +17,23 @@ differences. Notation: n training instances, q labels, k neighbours,
 Sparse labels: see :class:`BRkNN` and :mod:`._brknn_votes`.
 """
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
-from ..neighbors import build_graph
+from ..neighbors import NeighborGraph, build_graph
 from ..utils._param_validation import StrOptions
+from ..utils._typing import (
+    FloatArray,
+    LabelMatrix,
+    MatrixLike,
+    NDArray,
+    SparseMatrix,
+    TopK,
+)
 from ..utils._validation import validate_features
 from . import _brknn_mulan as mulan
 from ._brknn_votes import as_counts_csr, entry_rows, indicator, row_sums, top_by_count
@@ -137,8 +147,9 @@ class BRkNN(KNNMultiLabelBase):
     }
     _supports_sparse_labels = True
 
-    def __init__(self, n_neighbors=10, *, neighbors="brute", metric="euclidean", n_jobs=None, hubness=None,
-                 variant="paper", random_state=None):
+    def __init__(self, n_neighbors: int = 10, *, neighbors: Any = "brute", metric: str = "euclidean",
+                 n_jobs: int | None = None, hubness: Any = None, variant: str = "paper",
+                 random_state: Any = None) -> None:
         self.n_neighbors = n_neighbors
         self.neighbors = neighbors
         self.metric = metric
@@ -147,7 +158,7 @@ class BRkNN(KNNMultiLabelBase):
         self.variant = variant
         self.random_state = random_state
 
-    def _search_width(self):
+    def _search_width(self) -> int:
         if self.variant == "mulan":
             self._check_no_hubness()
             # One neighbour more than k shows whether the k-th distance is tied; the
@@ -155,7 +166,7 @@ class BRkNN(KNNMultiLabelBase):
             return self.n_neighbors + 1
         return super()._search_width()
 
-    def _check_no_hubness(self):
+    def _check_no_hubness(self) -> None:
         # Called by search_width, i.e. before any search or allocation.
         if self.hubness is not None:
             raise ValueError(
@@ -164,7 +175,7 @@ class BRkNN(KNNMultiLabelBase):
             )
 
     # ------------------------------------------------------------------ fit
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         if self.variant == "mulan":
             self._check_no_hubness()
             if getattr(self.nn_, "exact", None) is False:  # a user backend may not say
@@ -180,7 +191,7 @@ class BRkNN(KNNMultiLabelBase):
         self._fit_Y = Y
 
     # ------------------------------------------------------------- votes
-    def _votes(self, graph, X):
+    def _votes(self, graph: NeighborGraph, X: MatrixLike) -> tuple[MatrixLike, NDArray[np.int64] | None]:
         """Counts per (query, label), dense (dense Y) or CSR (sparse Y), and k' per query.
 
         ``k_prime`` is None when every query has exactly k neighbours (the paper and
@@ -197,21 +208,25 @@ class BRkNN(KNNMultiLabelBase):
         A, k_prime = mulan.tie_extended_neighbourhoods(graph, self.n_neighbors, self.n_train_, research)
         return as_counts_csr(A @ Y) if sp.issparse(Y) else np.asarray(A @ Y.astype(np.int64)), k_prime
 
-    def _weka_tables(self, k_prime):
+    def _weka_tables(self, k_prime: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return mulan.weka_tables(self.n_train_, self.n_labels_, int(k_prime.max(initial=self.n_neighbors)))
 
-    def _score(self, counts, k_prime, rows=None):
+    def _score(
+        self, counts: NDArray[Any], k_prime: NDArray[np.int64] | None, rows: NDArray[np.int64] | None = None
+    ) -> FloatArray:
         """Scores of dense counts, or of count values at the given query rows (sparse path)."""
         n, q, k = self.n_train_, self.n_labels_, self.n_neighbors
         if self.variant == "mulan":
+            assert k_prime is not None  # _votes gives k' with variant="mulan"
             num, total = self._weka_tables(k_prime)
-            return num[counts] / (total[k_prime][:, None] if rows is None else total[k_prime[rows]])
+            conf: FloatArray = num[counts] / (total[k_prime][:, None] if rows is None else total[k_prime[rows]])
+            return conf
         if self.variant == "skmultilearn":
             return counts / k
         return (counts + 1.0 / n) / (k + q / n)
 
     # -------------------------------------------------------------- hooks
-    def _predict_proba_graph(self, graph, X):
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         counts, k_prime = self._votes(graph, X)
         if not sp.issparse(counts):
             return self._score(counts, k_prime)
@@ -223,16 +238,17 @@ class BRkNN(KNNMultiLabelBase):
         out[rows, counts.indices] = self._score(counts.data.astype(np.int64), k_prime, rows)
         return out
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         counts, k_prime = self._votes(graph, X)
         if self.variant == "mulan":
+            assert k_prime is not None  # _votes gives k' with variant="mulan"
             pred = self._decide_mulan(as_counts_csr(counts), k_prime)
             return pred if sp.issparse(counts) else pred.toarray()
         if sp.issparse(counts):
             return self._decide_sparse(as_counts_csr(counts))
         return self._decide(counts)
 
-    def _predict_topk_graph(self, graph, X, k):
+    def _predict_topk_graph(self, graph: NeighborGraph, X: MatrixLike, k: int) -> TopK:
         """Exact top k in count space: the score is increasing in the count within a row."""
         counts, k_prime = self._votes(graph, X)
         C = as_counts_csr(counts)
@@ -241,30 +257,30 @@ class BRkNN(KNNMultiLabelBase):
         return labels.reshape(n_rows, k), np.asarray(self._score(top, k_prime, rows), dtype=np.float64).reshape(n_rows, k)
 
     # ---------------------------------------------------------- decisions
-    def _majority(self, counts):
+    def _majority(self, counts: NDArray[Any]) -> NDArray[np.bool_]:
         # conf >= 0.5  <=>  (count + 1/n) / (k + q/n) >= 1/2  <=>  2 n count + 2 >= n k + q
         n, q, k = self.n_train_, self.n_labels_, self.n_neighbors
         return 2 * n * counts + 2 >= n * k + q
 
-    def _decide(self, counts):
+    def _decide(self, counts: NDArray[Any]) -> NDArray[np.uint8]:
         """Paper reading, dense counts."""
         return self._majority(counts).astype(np.uint8)
 
-    def _majority_entries(self, C):
+    def _majority_entries(self, C: SparseMatrix) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Rows and labels of the sparse counts that pass the 0.5 rule (a label without
         votes never does: it would need ``2 >= n k + q``)."""
         hit = self._majority(C.data)
         return entry_rows(C)[hit], C.indices[hit].astype(np.int64)
 
-    def _decide_sparse(self, C):
+    def _decide_sparse(self, C: SparseMatrix) -> SparseMatrix:
         """Paper reading, CSR counts (same decisions as :meth:`_decide`)."""
         return indicator(*self._majority_entries(C), C.shape)
 
-    def _decide_mulan(self, C, k_prime):
+    def _decide_mulan(self, C: SparseMatrix, k_prime: NDArray[np.int64]) -> SparseMatrix:
         num, total = self._weka_tables(k_prime)
         return indicator(*mulan.mulan_majority(C, k_prime, num, total), C.shape)
 
-    def _tie_stream(self):
+    def _tie_stream(self) -> JavaRandom:
         """MULAN's tie-breaking stream, continued from where the last prediction left it."""
         return JavaRandom.from_state(self.tie_random_state_)
 
@@ -339,13 +355,13 @@ class BRkNNa(BRkNN):
         "variant": [StrOptions({"paper", "skmultilearn", "mulan"})],
     }
 
-    def _majority(self, counts):
+    def _majority(self, counts: NDArray[Any]) -> NDArray[np.bool_]:
         if self.variant == "skmultilearn":
             # scikit-multilearn: rint(count / k), i.e. a strict majority (rint(0.5) = 0).
             return 2 * counts > self.n_neighbors
         return super()._majority(counts)
 
-    def _decide(self, counts):
+    def _decide(self, counts: NDArray[Any]) -> NDArray[np.uint8]:
         pred = self._majority(counts).astype(np.uint8)
         if self.variant == "skmultilearn":
             return pred  # no fallback: scikit-multilearn's BRkNNaClassifier is plain BR-kNN
@@ -356,7 +372,7 @@ class BRkNNa(BRkNN):
         pred[np.flatnonzero(empty), best] = 1
         return pred
 
-    def _decide_sparse(self, C):
+    def _decide_sparse(self, C: SparseMatrix) -> SparseMatrix:
         rows, labels = self._majority_entries(C)
         if self.variant != "skmultilearn":
             # Rows left empty get their most voted label, the lowest index among ties
@@ -367,7 +383,7 @@ class BRkNNa(BRkNN):
             rows, labels = np.concatenate([rows, fill_rows]), np.concatenate([labels, fill_labels])
         return indicator(rows, labels, C.shape)
 
-    def _decide_mulan(self, C, k_prime):
+    def _decide_mulan(self, C: SparseMatrix, k_prime: NDArray[np.int64]) -> SparseMatrix:
         num, total = self._weka_tables(k_prime)
         rng = self._tie_stream()
         pred = mulan.exta_select(C, k_prime, num, total, rng)
@@ -455,7 +471,7 @@ class BRkNNb(BRkNN):
     (2, 5)
     """
 
-    def label_set_size(self, counts):
+    def label_set_size(self, counts: MatrixLike) -> NDArray[np.int64]:
         """s for each query, from its neighbour counts (see the class docstring).
 
         The paper reading's s (exactly k neighbours); ``variant="mulan"`` uses
@@ -481,18 +497,18 @@ class BRkNNb(BRkNN):
         s = (2 * n * total + n * k + q) // (2 * (n * k + q))
         return np.maximum(s, 1)
 
-    def _decide_sparse(self, C):
+    def _decide_sparse(self, C: SparseMatrix) -> SparseMatrix:
         rows, labels, _ = top_by_count(C, self.label_set_size(C))
         return indicator(rows, labels, C.shape)
 
-    def _decide_mulan(self, C, k_prime):
+    def _decide_mulan(self, C: SparseMatrix, k_prime: NDArray[np.int64]) -> SparseMatrix:
         _, total = self._weka_tables(k_prime)
         rng = self._tie_stream()
         pred = mulan.extb_select(C, k_prime, total, rng)
         self.tie_random_state_ = rng.state
         return pred
 
-    def _decide(self, counts):
+    def _decide(self, counts: NDArray[Any]) -> NDArray[np.uint8]:
         n_queries, q = counts.shape
         s = self.label_set_size(counts)
         pred = np.zeros((n_queries, q), dtype=np.uint8)

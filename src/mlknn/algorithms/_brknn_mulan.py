@@ -24,9 +24,14 @@ by nature (one stream, in test-row order): they run as a Python loop over the
 rows that draw, and only those; everything else is vectorised.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..neighbors import NeighborGraph
+from ..utils._typing import ArrayLike, BoolArray, MatrixLike, NDArray, SparseMatrix
 from ._brknn_votes import (
     entry_rows,
     indicator,
@@ -35,6 +40,7 @@ from ._brknn_votes import (
     row_sums,
     top_by_count,
 )
+from ._java_random import JavaRandom
 
 # Width factor between two searches of the rows whose graph still ends in a tie. The
 # exact kernel's cost grows with the width (it re-ranks every candidate in float64),
@@ -42,8 +48,15 @@ from ._brknn_votes import (
 # to 2,032 at k = 10) factor 2 took 8 rounds and 5.7 s, factor 8 3 rounds and 6.2 s.
 _GROWTH = 2
 
+#: ``research(rows, width)``: the graph of some query rows, ``width`` wide.
+_Research = Callable[[NDArray[np.intp], int], NeighborGraph]
+_Int64 = NDArray[np.int64]
+_Float64 = NDArray[np.float64]
 
-def tie_extended_neighbourhoods(graph, k, n_train, research=None):
+
+def tie_extended_neighbourhoods(
+    graph: NeighborGraph, k: int, n_train: int, research: _Research | None = None
+) -> tuple[SparseMatrix, _Int64]:
     """The k nearest neighbours of each query plus every training point tied with the k-th.
 
     A row is complete when its graph has a column beyond the k-th whose distance
@@ -101,7 +114,7 @@ def tie_extended_neighbourhoods(graph, k, n_train, research=None):
     return adjacency, np.diff(adjacency.indptr).astype(np.int64)
 
 
-def _tie_mask(width, distances, k, n_train):
+def _tie_mask(width: int, distances: NDArray[Any], k: int, n_train: int) -> tuple[BoolArray, BoolArray]:
     kth = distances[:, k - 1 : k]
     keep = np.zeros(distances.shape, dtype=bool)
     keep[:, :k] = True
@@ -111,16 +124,18 @@ def _tie_mask(width, distances, k, n_train):
     return keep, complete
 
 
-def research_with(index, X, build_graph):
+def research_with(
+    index: Any, X: MatrixLike, build_graph: Callable[[Any, MatrixLike, int], NeighborGraph]
+) -> _Research:
     """``research`` for :func:`tie_extended_neighbourhoods`: query ``index`` again."""
 
-    def research(rows, width):
+    def research(rows: NDArray[np.intp], width: int) -> NeighborGraph:
         return build_graph(index, X[rows], width)
 
     return research
 
 
-def weka_tables(n_train, n_labels, k_max):
+def weka_tables(n_train: int, n_labels: int, k_max: int) -> tuple[_Float64, _Float64]:
     """Weka's running sums: ``num[c]`` = 1/n + c ones, ``total[k']`` = q/n + k' ones.
 
     ``getConfidences`` adds ``weight = 1.0`` once per (neighbour, label) vote and
@@ -140,7 +155,7 @@ def weka_tables(n_train, n_labels, k_max):
     return num, total
 
 
-def java_round(x):
+def java_round(x: ArrayLike) -> _Int64:
     """Java's ``Math.round`` (since Java 7): the nearest integer, halves up, exactly.
 
     ``floor(x + 0.5)`` would round 0.49999999999999994 up; ``x - floor(x)`` is
@@ -148,15 +163,17 @@ def java_round(x):
     """
     x = np.asarray(x, dtype=np.float64)
     low = np.floor(x)
-    return (low + (x - low >= 0.5)).astype(np.int64)
+    rounded: _Int64 = (low + (x - low >= 0.5)).astype(np.int64)
+    return rounded
 
 
-def mulan_proba_dense(counts, k_prime, num, total):
+def mulan_proba_dense(counts: NDArray[Any], k_prime: _Int64, num: _Float64, total: _Float64) -> _Float64:
     """MULAN's (n, q) confidences from dense counts."""
-    return num[counts] / total[k_prime][:, None]
+    conf: _Float64 = num[counts] / total[k_prime][:, None]
+    return conf
 
 
-def mulan_majority(C, k_prime, num, total):
+def mulan_majority(C: SparseMatrix, k_prime: _Int64, num: _Float64, total: _Float64) -> tuple[_Int64, _Int64]:
     """Rows and labels with ``conf >= 0.5`` (a label without votes never has it:
     ``(1/n) / (q/n + k') < 0.5`` for n >= 2)."""
     rows = entry_rows(C)
@@ -164,7 +181,7 @@ def mulan_majority(C, k_prime, num, total):
     return rows[hit], C.indices[hit].astype(np.int64)
 
 
-def exta_select(C, k_prime, num, total, rng):
+def exta_select(C: SparseMatrix, k_prime: _Int64, num: _Float64, total: _Float64, rng: JavaRandom) -> SparseMatrix:
     """BR-kNN-a (``labelsFromConfidences2``) on count-space CSR counts.
 
     The labels with ``conf >= 0.5``; a row with none gets the label of highest
@@ -198,12 +215,12 @@ def exta_select(C, k_prime, num, total, rng):
     return indicator(np.concatenate([maj_rows, draw_rows]), np.concatenate([maj_labels, chosen]), (n, q))
 
 
-def extb_sizes(C, k_prime, total):
+def extb_sizes(C: SparseMatrix, k_prime: _Int64, total: _Float64) -> _Int64:
     """MULAN's ``avgPredictedLabels = Math.round(L / total)`` per row (before any clipping)."""
     return java_round(row_sums(C) / total[k_prime])
 
 
-def extb_select(C, k_prime, total, rng):
+def extb_select(C: SparseMatrix, k_prime: _Int64, total: _Float64, rng: JavaRandom) -> SparseMatrix:
     """BR-kNN-b (``labelsFromConfidences3``) on count-space CSR counts.
 
     With ``s = Math.round(L / (q/n + k'))`` and Weka's ``stableSort`` (ascending
@@ -271,12 +288,14 @@ def extb_select(C, k_prime, total, rng):
     )
 
 
-def _row_min(C, rows):
+def _row_min(C: SparseMatrix, rows: NDArray[Any]) -> NDArray[Any]:
     sub = C[rows]
     return np.minimum.reduceat(sub.data, sub.indptr[:-1])
 
 
-def _draw_distinct(rng, rows, sizes, needs):
+def _draw_distinct(
+    rng: JavaRandom, rows: NDArray[Any], sizes: NDArray[Any], needs: NDArray[Any]
+) -> tuple[_Int64, _Int64]:
     """MULAN's fill loop: ``next = nextInt(size)``, kept if not chosen yet, until ``need`` are.
 
     Sequential by nature (one stream, query by query; the number of draws of a
@@ -288,7 +307,7 @@ def _draw_distinct(rng, rows, sizes, needs):
     """
     out_rows, out_pos = [], []
     for r, size, need in zip(rows.tolist(), sizes.tolist(), needs.tolist()):
-        taken = []
+        taken: list[int] = []
         while len(taken) < need:
             j = rng.next_int(size)
             if j not in taken:  # need is at most a handful: a list is the cheap set
