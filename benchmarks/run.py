@@ -24,6 +24,7 @@ import importlib.util
 import json
 import os
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -88,7 +89,8 @@ def main(argv=None):
 
             results["small"] = [bench_skml.run_small("yeast", repeats=3 if args.quick else 7)]
             tables.append(("Small problems: MLkNN on yeast's seeded 50/50 split (k = 10)",
-                           bench_skml.small_table(results["small"]), bench_skml.run_small.__doc__.split("\n\n")[1]))
+                           bench_skml.small_table(results["small"]),
+                           textwrap.dedent(bench_skml.run_small.__doc__.split("\n\n", 1)[1]).split("\n\n")[0]))
         if "estimators" in sections:
             import bench_estimators
 
