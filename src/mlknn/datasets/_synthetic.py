@@ -104,6 +104,12 @@ def make_simulated_2d(n_samples=None, random_state=0, *, cov=0.01, shuffle=True)
     make_multilabel : Random multi-label data of any size.
     make_extreme_multilabel : Sparse data with a many-label, power-law label space.
 
+    References
+    ----------
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 4.3 and Table 1.
+
     Examples
     --------
     >>> d = make_simulated_2d()

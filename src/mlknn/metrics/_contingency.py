@@ -48,6 +48,12 @@ def label_contingency(Y):
     mlknn.datasets.label_stats : Per-label frequencies and cardinality of a label matrix.
     mlknn.plots.LabelCooccurrenceDisplay : Plots this matrix.
 
+    References
+    ----------
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 3.2 and Figure 1.
+
     Examples
     --------
     >>> import numpy as np

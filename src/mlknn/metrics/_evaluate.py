@@ -113,6 +113,15 @@ def evaluate(Y_true, Y_pred, Y_score, *, ties="pessimistic", at_k=None, inv_prop
     hamming_loss, example_f1, macro_f1, micro_f1, one_error, coverage, ranking_loss, average_precision : The single measures.
     precision_at_k, ndcg_at_k : The top-k measures that ``at_k`` adds.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3-4.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.
+
     Examples
     --------
     >>> import numpy as np

@@ -280,6 +280,15 @@ def hamming_loss(Y_true, Y_pred):
     sklearn.metrics.hamming_loss : scikit-learn's equal measure.
     evaluate : Every measure of the paper at once (key ``"hamming_loss"``).
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+
     Examples
     --------
     >>> hamming_loss([[1, 0], [0, 1]], [[1, 1], [0, 1]])
@@ -313,6 +322,15 @@ def subset_accuracy(Y_true, Y_pred):
     --------
     hamming_loss : The fraction of wrong instance-label pairs.
     example_accuracy : The mean Jaccard index, a softer exact-match measure.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
 
     Examples
     --------
@@ -351,6 +369,15 @@ def example_accuracy(Y_true, Y_pred):
     --------
     example_precision, example_recall, example_f1 : The other example-based measures.
     subset_accuracy : The exact-match ratio.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
 
     Examples
     --------
@@ -393,6 +420,15 @@ def example_precision(Y_true, Y_pred):
     example_f1 : The mean per-instance F-measure.
     macro_precision, micro_precision : The label-based precisions.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+
     Examples
     --------
     >>> from mlknn.metrics import example_precision
@@ -432,6 +468,15 @@ def example_recall(Y_true, Y_pred):
     example_precision : The example-based precision.
     example_f1 : The mean per-instance F-measure.
     macro_recall, micro_recall : The label-based recalls.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
 
     Examples
     --------
@@ -477,6 +522,15 @@ def example_f1(Y_true, Y_pred, *, beta=1.0):
     example_f_of_means : The review's harmonic mean of the averaged precision and recall.
     example_precision, example_recall : The two averages.
     macro_f1, micro_f1 : The label-based F-measures.
+
+    References
+    ----------
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), eq. 23.
+
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
 
     Examples
     --------
@@ -526,6 +580,15 @@ def example_f_of_means(Y_true, Y_pred, *, beta=1.0):
     --------
     example_f1 : The mean of the per-instance F-measures (the ``f1`` key of :func:`evaluate`).
     example_precision, example_recall : The two averages combined here.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
 
     Examples
     --------

@@ -201,6 +201,11 @@ def precision_at_k(Y_true, Y_score, k=5):
     recall_at_k, ndcg_at_k : The other top-k measures.
     psprecision_at_k : The propensity-scored precision at k.
 
+    References
+    ----------
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
+
     Examples
     --------
     >>> import numpy as np
@@ -235,6 +240,11 @@ def recall_at_k(Y_true, Y_score, k=5):
     See Also
     --------
     precision_at_k, ndcg_at_k : The other top-k measures.
+
+    References
+    ----------
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
 
     Examples
     --------
@@ -274,6 +284,11 @@ def ndcg_at_k(Y_true, Y_score, k=5):
     --------
     precision_at_k, recall_at_k : The other top-k measures.
     psndcg_at_k : The propensity-scored nDCG at k.
+
+    References
+    ----------
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
 
     Examples
     --------
@@ -320,6 +335,15 @@ def psprecision_at_k(Y_true, Y_score, inv_propensity, k=5):
     inverse_propensity : The weights this measure takes.
     precision_at_k : The unweighted measure.
 
+    References
+    ----------
+    H. Jain, Y. Prabhu and M. Varma, "Extreme Multi-label Loss Functions for
+    Recommendation, Tagging, Ranking & Other Missing Label Applications", KDD 2016,
+    section 3.
+
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
+
     Examples
     --------
     >>> import numpy as np
@@ -362,6 +386,15 @@ def psndcg_at_k(Y_true, Y_score, inv_propensity, k=5):
     --------
     inverse_propensity : The weights this measure takes.
     ndcg_at_k : The unweighted measure.
+
+    References
+    ----------
+    H. Jain, Y. Prabhu and M. Varma, "Extreme Multi-label Loss Functions for
+    Recommendation, Tagging, Ranking & Other Missing Label Applications", KDD 2016,
+    section 3.
+
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
 
     Examples
     --------
@@ -411,6 +444,15 @@ def inverse_propensity(Y_train, A=0.55, B=1.5):
     See Also
     --------
     psprecision_at_k, psndcg_at_k : The measures that take these weights.
+
+    References
+    ----------
+    H. Jain, Y. Prabhu and M. Varma, "Extreme Multi-label Loss Functions for
+    Recommendation, Tagging, Ranking & Other Missing Label Applications", KDD 2016,
+    section 3.
+
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
 
     Examples
     --------

@@ -126,6 +126,11 @@ def macro_accuracy(Y_true, Y_pred):
     micro_accuracy : The micro-averaged label-based accuracy (the same value).
     hamming_loss : Equals ``1 - macro_accuracy`` up to rounding.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+
     Examples
     --------
     >>> from mlknn.metrics import macro_accuracy
@@ -160,6 +165,11 @@ def micro_accuracy(Y_true, Y_pred):
     --------
     macro_accuracy : The macro-averaged label-based accuracy (the same value).
     hamming_loss : Equals ``1 - micro_accuracy`` up to rounding.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
 
     Examples
     --------
@@ -198,6 +208,11 @@ def macro_precision(Y_true, Y_pred):
     macro_recall, macro_f1 : The other macro-averaged measures.
     example_precision : The example-based precision.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+
     Examples
     --------
     >>> from mlknn.metrics import macro_precision
@@ -235,6 +250,11 @@ def macro_recall(Y_true, Y_pred):
     micro_recall : Recall of the pooled counts.
     macro_precision, macro_f1 : The other macro-averaged measures.
     example_recall : The example-based recall.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
 
     Examples
     --------
@@ -277,6 +297,11 @@ def macro_f1(Y_true, Y_pred, *, beta=1.0):
     macro_precision, macro_recall : The other macro-averaged measures.
     example_f1 : The example-based F-measure.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+
     Examples
     --------
     >>> from mlknn.metrics import macro_f1
@@ -313,6 +338,11 @@ def micro_precision(Y_true, Y_pred):
     macro_precision : The mean of the per-label precisions.
     micro_recall, micro_f1 : The other micro-averaged measures.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+
     Examples
     --------
     >>> from mlknn.metrics import micro_precision
@@ -347,6 +377,11 @@ def micro_recall(Y_true, Y_pred):
     --------
     macro_recall : The mean of the per-label recalls.
     micro_precision, micro_f1 : The other micro-averaged measures.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
 
     Examples
     --------
@@ -384,6 +419,11 @@ def micro_f1(Y_true, Y_pred, *, beta=1.0):
     --------
     macro_f1 : The mean of the per-label F-measures.
     micro_precision, micro_recall : The other micro-averaged measures.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
 
     Examples
     --------
@@ -430,6 +470,11 @@ def macro_auc(Y_true, Y_score):
     micro_auc : The AUC of all instance-label pairs pooled.
     sklearn.metrics.roc_auc_score : scikit-learn's AUC (``average="macro"``).
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+
     Examples
     --------
     >>> from mlknn.metrics import macro_auc
@@ -467,6 +512,11 @@ def micro_auc(Y_true, Y_score):
     --------
     macro_auc : The mean of the per-label AUCs.
     ranking_loss : The per-instance counterpart (pairs within an instance).
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
 
     Examples
     --------

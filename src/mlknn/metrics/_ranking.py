@@ -296,6 +296,15 @@ def one_error(Y_true, Y_score, *, ties="pessimistic"):
     coverage, ranking_loss, average_precision : The other ranking measures.
     precision_at_k : ``1 - one_error`` is precision at 1 on the non-degenerate instances.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
+
     Examples
     --------
     >>> from mlknn.metrics import one_error
@@ -342,6 +351,15 @@ def coverage(Y_true, Y_score, *, ties="pessimistic"):
     --------
     one_error, ranking_loss, average_precision : The other ranking measures.
     sklearn.metrics.coverage_error : scikit-learn's coverage, one more than this one.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
 
     Examples
     --------
@@ -390,6 +408,15 @@ def ranking_loss(Y_true, Y_score, *, ties="pessimistic"):
     one_error, coverage, average_precision : The other ranking measures.
     sklearn.metrics.label_ranking_loss : scikit-learn's ranking loss.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
+
     Examples
     --------
     >>> from mlknn.metrics import ranking_loss
@@ -435,6 +462,15 @@ def average_precision(Y_true, Y_score, *, ties="pessimistic"):
     --------
     one_error, coverage, ranking_loss : The other ranking measures.
     sklearn.metrics.label_ranking_average_precision_score : scikit-learn's measure.
+
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
 
     Examples
     --------

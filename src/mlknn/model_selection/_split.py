@@ -93,6 +93,11 @@ class RepeatedMultilabelKFold:
     RepeatedHoldout : Repeated random train/test splits.
     make_protocol : The seeds' protocols by name.
 
+    References
+    ----------
+    K. Sechidis, G. Tsoumakas and I. Vlahavas, "On the Stratification of
+    Multi-Label Data", ECML PKDD 2011 (iterative stratification).
+
     Examples
     --------
     >>> import numpy as np
@@ -190,6 +195,14 @@ class RepeatedHoldout:
     RepeatedMultilabelKFold : Repeated k-fold cross-validation.
     make_protocol : The seeds' protocols by name.
 
+    References
+    ----------
+    "A Neighborhood Model with Both Distance and Quantity Constraints for
+    Multilabel Data" (seed 002): 10 x 80/20 hold-out.
+
+    K. Sechidis, G. Tsoumakas and I. Vlahavas, "On the Stratification of
+    Multi-Label Data", ECML PKDD 2011 (iterative stratification).
+
     Examples
     --------
     >>> import numpy as np
@@ -268,6 +281,18 @@ def make_protocol(name, *, n_splits=None, n_repeats=None, test_size=None, strati
     See Also
     --------
     RepeatedMultilabelKFold, RepeatedHoldout : The splitters returned.
+
+    References
+    ----------
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), section 5 (5 x 10-fold cross-validation).
+
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), the protocol (5 x 2-fold cross-validation).
+
+    "A Neighborhood Model with Both Distance and Quantity Constraints for
+    Multilabel Data" (seed 002): 10 x 80/20 hold-out.
 
     Examples
     --------

@@ -228,6 +228,11 @@ class MultiLabelChi2Selector:
     support_ : ndarray of intp
         Indices of the kept features, ascending.
 
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), the protocol (chi-square feature selection).
+
     Examples
     --------
     >>> import numpy as np
@@ -323,6 +328,11 @@ class RareLabelFilter:
     --------
     label_counts : The counts compared with ``min_count``.
     mlknn.datasets.label_stats : Per-label frequencies.
+
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), the protocol (labels with fewer than 20 instances removed).
 
     Examples
     --------

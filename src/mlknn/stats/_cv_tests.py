@@ -51,6 +51,11 @@ def cv_5x2_ttest(a, b, alpha=0.05):
     corrected_resampled_ttest : Nadeau and Bengio's corrected t-test.
     paired_ttest : The plain paired t-test.
 
+    References
+    ----------
+    T. G. Dietterich, "Approximate Statistical Tests for Comparing Supervised
+    Classification Learning Algorithms", Neural Computation 10(7), 1998.
+
     Examples
     --------
     >>> from mlknn.stats import cv_5x2_ttest
@@ -101,6 +106,14 @@ def corrected_resampled_ttest(a, b, test_train_ratio, alpha=0.05):
     --------
     cv_5x2_ttest : Dietterich's 5 x 2 cv t-test.
     paired_ttest : The plain paired t-test (too liberal on overlapping training sets).
+
+    References
+    ----------
+    C. Nadeau and Y. Bengio, "Inference for the Generalization Error", Machine
+    Learning 52, 2003.
+
+    R. R. Bouckaert and E. Frank, "Evaluating the Replicability of Significance
+    Tests for Comparing Learning Algorithms", PAKDD 2004.
 
     Examples
     --------
@@ -153,6 +166,14 @@ def cv_ttest_vs_best(scores, greater_is_better=True, alpha=0.05, *, test="5x2cv"
     --------
     ttest_markers : The same with the plain paired t-test.
     cv_5x2_ttest, corrected_resampled_ttest : The tests used.
+
+    References
+    ----------
+    T. G. Dietterich, "Approximate Statistical Tests for Comparing Supervised
+    Classification Learning Algorithms", Neural Computation 10(7), 1998.
+
+    C. Nadeau and Y. Bengio, "Inference for the Generalization Error", Machine
+    Learning 52, 2003.
 
     Examples
     --------

@@ -89,6 +89,12 @@ def paired_ttest(a, b, alpha=0.05):
     ttest_markers : This test of every algorithm against the best one.
     cv_5x2_ttest, corrected_resampled_ttest : t-tests that account for overlapping training sets.
 
+    References
+    ----------
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), Tables 4-9 (the two-tailed paired t-test at 5%).
+
     Examples
     --------
     >>> from mlknn.stats import paired_ttest
@@ -158,6 +164,12 @@ def ttest_markers(scores, greater_is_better=True, alpha=0.05):
     --------
     paired_ttest : The test applied to each pair.
     cv_ttest_vs_best : The same with a cross-validation t-test.
+
+    References
+    ----------
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), Tables 4-9 (the bullet and circle markers).
 
     Examples
     --------
@@ -230,6 +242,14 @@ def wilcoxon_signed_rank(a, b, alternative="two-sided"):
     --------
     pairwise_wilcoxon : This test between every ordered pair of algorithms.
     scipy.stats.wilcoxon : scipy's test (equal without ties, ``method="exact"``).
+
+    References
+    ----------
+    F. Wilcoxon, "Individual Comparisons by Ranking Methods", Biometrics Bulletin
+    1(6), 1945.
+
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.1.3.
 
     Examples
     --------
@@ -331,6 +351,14 @@ def pairwise_wilcoxon(table, names=None, greater_is_better=True, alpha=0.05, cor
     wilcoxon_signed_rank : The test of one pair.
     friedman_test : One test over all the algorithms.
 
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), Tables 6-11.
+
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.1.3.
+
     Examples
     --------
     >>> import numpy as np
@@ -384,6 +412,11 @@ def average_ranks(table, greater_is_better=True):
     Notes
     -----
     A NaN score ranks last (NaNs tie among themselves).
+
+    References
+    ----------
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.2.2.
 
     Examples
     --------
@@ -466,6 +499,11 @@ def friedman_from_ranks(avg_ranks, n_datasets, alpha=0.05, names=None):
     friedman_test : The same from the table of scores.
     average_ranks : The ranks this takes.
 
+    References
+    ----------
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.2.2.
+
     Examples
     --------
     >>> from mlknn.stats import friedman_from_ranks
@@ -526,6 +564,14 @@ def friedman_test(table, names=None, greater_is_better=True, alpha=0.05):
     nemenyi_cd : The post-hoc critical difference.
     mlknn.plots.CriticalDifferenceDisplay : The critical-difference diagram.
 
+    References
+    ----------
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.2.2.
+
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), Table 5.
+
     Examples
     --------
     >>> import numpy as np
@@ -561,6 +607,11 @@ def nemenyi_cd(n_algorithms, n_datasets, alpha=0.05):
     --------
     friedman_test : The omnibus test the Nemenyi test follows.
     mlknn.plots.CriticalDifferenceDisplay : Draws this difference.
+
+    References
+    ----------
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.2.2 and Table 5(a).
 
     Examples
     --------
@@ -632,6 +683,15 @@ def sign_test(a, b, greater_is_better=True, alpha=0.05):
     wilcoxon_signed_rank : A test that uses the sizes of the differences too.
     win_tie_loss : Counts of significant wins over datasets.
 
+    References
+    ----------
+    J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
+    Journal of Machine Learning Research 7, 2006, section 3.1.3.
+
+    Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
+    Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
+    Adv. Signal Process., 2011 (seed 000), Table 11.
+
     Examples
     --------
     >>> from mlknn.stats import sign_test
@@ -697,6 +757,11 @@ def win_tie_loss(fold_scores, names=None, greater_is_better=True, alpha=0.05, te
     --------
     pairwise_wilcoxon : The tests over datasets instead of folds.
     sign_test : Wins and losses over datasets.
+
+    References
+    ----------
+    "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
+    Learning", Mathematics 2025 (seed 001), Table 3.
 
     Examples
     --------
