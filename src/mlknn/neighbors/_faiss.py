@@ -74,6 +74,13 @@ class FaissNeighbors(_FaissBase):
         BLAS pool holds (the rule of every backend); -1: all cores.
     random_state : ignored
 
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Number of training points.
+    n_features_in_ : int
+        Number of features of the training points.
+
     See Also
     --------
     BruteNeighbors : The same exact neighbours without faiss.
@@ -129,6 +136,17 @@ class FaissIVFNeighbors(_FaissBase):
     n_jobs : int, optional
     random_state : int, optional
         Seed of the k-means training.
+
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Number of training points.
+    n_features_in_ : int
+        Number of features of the training points.
+    nlist_ : int
+        The number of k-means cells used.
+    nprobe_ : int
+        The cells visited per query.
 
     See Also
     --------
@@ -199,6 +217,13 @@ class FaissHNSWNeighbors(_FaissBase):
         Search beam; raised to the number of candidates when that is larger.
     n_jobs : int, optional
     random_state : ignored (faiss's HNSW build is multi-threaded, not seeded)
+
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Number of training points.
+    n_features_in_ : int
+        Number of features of the training points.
 
     See Also
     --------

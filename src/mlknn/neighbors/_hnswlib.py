@@ -34,6 +34,13 @@ class HnswlibNeighbors(_CandidateBackend):
         Seed of the level assignment (the multi-threaded build is still not
         bit-reproducible).
 
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Number of training points.
+    n_features_in_ : int
+        Number of features of the training points.
+
     See Also
     --------
     FaissHNSWNeighbors : The HNSW index of faiss.

@@ -37,6 +37,13 @@ class PyNNDescentNeighbors(_CandidateBackend):
         Seeds NN-descent's random initialisation and search trees: with a seed and
         ``n_jobs=1`` the graph is reproducible.
 
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Number of training points.
+    n_features_in_ : int
+        Number of features of the training points.
+
     See Also
     --------
     HnswlibNeighbors : An HNSW approximate backend.
