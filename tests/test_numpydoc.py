@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-numpydoc_validate = pytest.importorskip("numpydoc.validate", reason="pip install numpydoc (the docs extra)")
+numpydoc_validate = pytest.importorskip("numpydoc.validate", reason="pip install numpydoc (in the dev extra)")
 
 PUBLIC_MODULES = [
     "mlknn", "mlknn.baselines", "mlknn.neighbors", "mlknn.hubness", "mlknn.metrics", "mlknn.datasets",
