@@ -294,7 +294,8 @@ def one_error(Y_true, Y_score, *, ties="pessimistic"):
     See Also
     --------
     coverage, ranking_loss, average_precision : The other ranking measures.
-    precision_at_k : ``1 - one_error`` is precision at 1 on the non-degenerate instances.
+    precision_at_k : At k = 1, ``1 - one_error`` on the non-degenerate instances when no
+        labels tie for the top score.
 
     References
     ----------
