@@ -25,10 +25,13 @@ a block of features at once. Cost per round O(m d q) time; the sort keeps two
 (d, m) arrays (features are densified column block by column block for sparse X).
 """
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..utils._param_validation import Interval, Real
+from ..utils._typing import MatrixLike, NDArray
 from ._base import POSITIVE_INT, BaselineClassifier, DecisionScoresMixin, cite
 
 #: Elements of a (features, m) block of the per-feature sort.
@@ -42,12 +45,12 @@ _BLOCK_ELEMENTS = 1_000_000
 _STUMP_BLOCK_ELEMENTS = 2**15
 
 
-def _column_block(X, cols):
+def _column_block(X: MatrixLike, cols: Any) -> NDArray[Any]:
     block = X[:, cols]
     return block.toarray() if sp.issparse(block) else np.asarray(block)
 
 
-def _sorted_features(X):
+def _sorted_features(X: MatrixLike) -> Any:
     """(order (d, m), sorted values (d, m)) of every feature."""
     m, d = X.shape
     if sp.issparse(X):
@@ -64,7 +67,7 @@ def _sorted_features(X):
     return order, values
 
 
-def best_stump(Dp, Dn, order, values):
+def best_stump(Dp: Any, Dn: Any, order: Any, values: Any) -> Any:
     """The Z-minimising stump for pair weights split by relevance.
 
     Parameters
@@ -161,11 +164,11 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     #: predict_proba = 1 / (1 + exp(-2 f)) (half log-odds, see the module docstring).
     _proba_scale = 2.0
 
-    def __init__(self, n_estimators=100, *, smoothing=None):
+    def __init__(self, n_estimators: int = 100, *, smoothing: Any = None) -> None:
         self.n_estimators = n_estimators
         self.smoothing = smoothing
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         m, q = Y.shape
         eps = self.smoothing if self.smoothing is not None else 1.0 / (m * q)
         S = 2.0 * Y - 1.0
@@ -196,7 +199,7 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
             self.thresholds_[t] = thr
             self.normalizers_[t] = Z
 
-    def _decision(self, X):
+    def _decision(self, X: MatrixLike) -> NDArray[np.float64]:
         """f(x, j) = sum_t h_t(x, j); shape (n, n_labels)."""
         Xf = _column_block(X, self.features_)
         B = (Xf > self.thresholds_).astype(np.float64)  # (n, T)

@@ -8,6 +8,8 @@ in the dtype of the Y given to ``fit``.
 """
 
 import numbers
+from collections.abc import Callable
+from typing import Any, Self, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +28,9 @@ from ..utils._param_validation import (
     StrOptions,
     _fit_context,
 )
+from ..utils._typing import ArrayLike, MatrixLike, NDArray
+
+_T = TypeVar("_T")
 from ..utils._validation import validate_features
 
 #: dtypes accepted for X (others are converted to float64).
@@ -58,13 +63,13 @@ CITATIONS = {
 }
 
 
-def cite(cls):
+def cite(cls: type[_T]) -> type[_T]:
     """Class decorator: put the :data:`CITATIONS` in place of their ``%(name)s``.
 
     Plain text replacement (not ``%`` formatting), so other ``%`` and braces in a
     docstring are left alone.
     """
-    doc = cls.__doc__
+    doc: Any = cls.__doc__
     for name, text in CITATIONS.items():
         doc = doc.replace(f"%({name})s", text)
     cls.__doc__ = doc
@@ -81,16 +86,16 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     #: Sparse formats accepted by ``validate_data`` (False: dense only).
     _accept_sparse = ("csr", "csc")
 
-    def _validate_fit_data(self, X, Y):
+    def _validate_fit_data(self, X: MatrixLike, Y: MatrixLike) -> tuple[MatrixLike, NDArray[np.uint8]]:
         # The fit checks of every mlknn estimator (sets n_labels_, classes_, _y_dtype).
         return self._validate_multilabel_fit(X, Y, accept_sparse=self._accept_sparse, dtype=_X_DTYPES)
 
-    def _validate_predict_data(self, X):
+    def _validate_predict_data(self, X: MatrixLike) -> MatrixLike:
         check_is_fitted(self)
         return validate_features(self, X, accept_sparse=self._accept_sparse, dtype=_X_DTYPES, reset=False)
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, Y):
+    def fit(self, X: MatrixLike, Y: NDArray[Any]) -> Self:
         """Fit from training data.
 
         Parameters
@@ -107,7 +112,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         self._fit(X, Y)
         return self
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Predicted label sets as a 0/1 indicator matrix.
 
         Parameters
@@ -122,7 +127,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         X = self._validate_predict_data(X)
         return np.asarray(self._predict(X)).astype(self._y_dtype, copy=False)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Scores in [0, 1] for each label (see the class docstring for their meaning).
 
         Parameters
@@ -154,7 +159,11 @@ class DecisionScoresMixin:
     #: (real AdaBoost) or trained on +-1 targets (ML-RBF, MLLS), else 1.
     _proba_scale = 1.0
 
-    def decision_function(self, X):
+    # Provided by the estimator class it is mixed into.
+    _validate_predict_data: Callable[[MatrixLike], MatrixLike]
+    _decision: Callable[[MatrixLike], NDArray[np.float64]]
+
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Real-valued label scores, positive exactly for the predicted labels.
 
         Parameters
@@ -169,14 +178,14 @@ class DecisionScoresMixin:
         X = self._validate_predict_data(X)
         return self._decision(X)
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return (self._decision(X) > 0).astype(np.uint8)
 
-    def _predict_proba(self, X):
-        return expit(self._proba_scale * self._decision(X))
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        return cast(NDArray[np.float64], expit(self._proba_scale * self._decision(X)))
 
 
-def class_one_proba(P, classes):
+def class_one_proba(P: ArrayLike, classes: ArrayLike) -> NDArray[np.float64]:
     """The column of P(class 1) in a classifier's ``predict_proba`` output, as (n,) float64.
 
     Zeros when class 1 is not among ``classes`` (a target that never had it).
@@ -188,20 +197,20 @@ def class_one_proba(P, classes):
     return P[:, hit[0]].astype(np.float64, copy=False)
 
 
-def default_tree(random_state):
+def default_tree(random_state: Any) -> Any:
     """The C4.5 / J48 stand-in of seed 001: an unpruned CART tree (entropy is not
     used, scikit-learn's default gini criterion is kept)."""
     return DecisionTreeClassifier(random_state=random_state)
 
 
-def resolve_estimator(estimator, random_state):
+def resolve_estimator(estimator: Any, random_state: Any) -> Any:
     """``estimator`` cloned, or the default decision tree seeded with ``random_state``."""
     if estimator is None:
         return default_tree(random_state)
     return clone(estimator)
 
 
-def set_random_states(estimator, random_state):
+def set_random_states(estimator: Any, random_state: Any) -> Any:
     """Give every ``random_state`` parameter of ``estimator`` (nested too) an int
     drawn from ``random_state``, so that ensemble members differ (as scikit-learn's
     bagging does; a seed the user set on the base estimator is overwritten, and
@@ -216,25 +225,25 @@ def set_random_states(estimator, random_state):
     return estimator
 
 
-def member_seeds(random_state, n):
+def member_seeds(random_state: Any, n: int) -> NDArray[np.int_]:
     """``n`` int seeds for ensemble members."""
     rng = check_random_state(random_state)
-    return rng.randint(_MAX_SEED, size=n)
+    return cast(NDArray[np.int_], rng.randint(_MAX_SEED, size=n))
 
 
-def is_int(value):
+def is_int(value: object) -> bool:
     """True for ints (numpy ones too), False for bools and floats."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def hstack(X, Z):
+def hstack(X: MatrixLike, Z: MatrixLike) -> MatrixLike:
     """``[X, Z]`` for dense or sparse X (Z dense)."""
     if sp.issparse(X):
         return sp.hstack([X, sp.csr_matrix(Z)], format="csr")
     return np.hstack([X, Z])
 
 
-def positive_scores(estimator, X):
+def positive_scores(estimator: Any, X: MatrixLike) -> NDArray[np.float64]:
     """P(class 1) from a fitted binary classifier, as one (n,) array.
 
     Uses ``predict_proba`` when the estimator has it, else the logistic of
@@ -247,8 +256,8 @@ def positive_scores(estimator, X):
     if hasattr(estimator, "decision_function"):
         d = np.asarray(estimator.decision_function(X), dtype=np.float64).reshape(-1)
         # decision_function is positive for classes_[1].
-        return expit(d) if classes[-1] == 1 else expit(-d)
-    return (np.asarray(estimator.predict(X)) == 1).astype(np.float64)
+        return cast(NDArray[np.float64], expit(d) if classes[-1] == 1 else expit(-d))
+    return cast(NDArray[np.float64], (np.asarray(estimator.predict(X)) == 1).astype(np.float64))
 
 
 class LabelClassifier(ClassifierMixin, BaseEstimator):
@@ -275,15 +284,15 @@ class LabelClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray, always ``[0, 1]``
     """
 
-    def __init__(self, estimator):
+    def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
 
-    def fit(self, X, y, **fit_params):
+    def fit(self, X: MatrixLike, y: NDArray[Any], **fit_params: Any) -> Self:
         y = np.asarray(y).reshape(-1)
         self.classes_ = np.array([0, 1])
         values = np.unique(y)
         if values.size == 1:
-            self.constant_ = int(values[0])
+            self.constant_: int | None = int(values[0])
             self.estimator_ = None
         else:
             self.constant_ = None
@@ -292,48 +301,48 @@ class LabelClassifier(ClassifierMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
         return self
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         check_is_fitted(self, "classes_")
         if self.estimator_ is None:
             return np.full(X.shape[0], self.constant_, dtype=np.int64)
-        return (np.asarray(self.estimator_.predict(X)) == 1).astype(np.int64)
+        return cast(NDArray[np.int64], (np.asarray(self.estimator_.predict(X)) == 1).astype(np.int64))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         check_is_fitted(self, "classes_")
         if self.estimator_ is None:
-            p1 = np.full(X.shape[0], float(self.constant_))
+            p1 = np.full(X.shape[0], float(cast(int, self.constant_)))  # set when estimator_ is None
         else:
             p1 = positive_scores(self.estimator_, X)
         return np.column_stack([1.0 - p1, p1])
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
 
-def fit_label(estimator, X, y):
+def fit_label(estimator: Any, X: MatrixLike, y: NDArray[Any]) -> "LabelClassifier":
     """A fitted :class:`LabelClassifier` for one label."""
     return LabelClassifier(estimator).fit(X, y)
 
 
-def label_scores(model, X):
+def label_scores(model: Any, X: MatrixLike) -> NDArray[np.float64]:
     """(n,) P(label = 1) from a fitted :class:`LabelClassifier`."""
-    return model.predict_proba(X)[:, 1]
+    return cast(NDArray[np.float64], model.predict_proba(X)[:, 1])
 
 
-def proba_list_to_matrix(probas):
+def proba_list_to_matrix(probas: list[Any]) -> NDArray[np.float64]:
     """MultiOutputClassifier's list of (n, 2) arrays -> one (n, q) array of P(1)."""
     return np.column_stack([np.asarray(P)[:, -1] for P in probas])
 
 
-def member_estimator(estimator, seed):
+def member_estimator(estimator: Any, seed: int) -> Any:
     """A fresh ensemble member: the default tree or a re-seeded clone."""
     if estimator is None:
         return resolve_estimator(None, int(seed))
     return set_random_states(clone(estimator), int(seed))
 
 
-def safe_dot(X, W):
+def safe_dot(X: MatrixLike, W: NDArray[Any]) -> NDArray[np.float64]:
     """``X @ W`` as an ndarray (X dense or sparse)."""
     return np.asarray(X @ W)

@@ -9,10 +9,13 @@ constant in a training set is predicted as that constant: see
 """
 
 
+from typing import Any
+
 import numpy as np
 from sklearn.multioutput import MultiOutputClassifier
 
 from ..utils._param_validation import Integral
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     MEMBER_CONSTRAINTS,
     BaselineClassifier,
@@ -86,21 +89,28 @@ class BinaryRelevance(BaselineClassifier):
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, estimator=None, *, t_criterion=False, n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        t_criterion: bool = False,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.t_criterion = t_criterion
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         base = resolve_estimator(self.estimator, self.random_state)
         self.multi_output_ = MultiOutputClassifier(LabelClassifier(base), n_jobs=self.n_jobs).fit(X, Y)
         self.estimators_ = self.multi_output_.estimators_
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         return proba_list_to_matrix(self.multi_output_.predict_proba(X))
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         pred = np.asarray(self.multi_output_.predict(X)).astype(np.uint8)
         if self.t_criterion:
             empty = np.flatnonzero(pred.sum(axis=1) == 0)

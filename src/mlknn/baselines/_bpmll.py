@@ -4,11 +4,14 @@ Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
 
 
+from typing import Any, cast
+
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Interval, Real, StrOptions
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     POSITIVE_INT,
     SOLVER_CONSTRAINTS,
@@ -20,7 +23,13 @@ from ._base import (
 from ._threshold import fit_threshold_model, threshold_margin
 
 
-def bpmll_loss_grad(params, X, Y, shapes, alpha):
+def bpmll_loss_grad(
+    params: NDArray[np.float64],
+    X: MatrixLike,
+    Y: NDArray[Any],
+    shapes: Any,
+    alpha: Any,
+) -> Any:
     """BP-MLL's global error (Knowl 14) plus ``alpha / 2 (||V||^2 + ||W||^2)`` and
     its gradient, vectorised.
 
@@ -140,15 +149,15 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
 
     def __init__(
         self,
-        hidden_layer_size=None,
+        hidden_layer_size: Any = None,
         *,
-        alpha=10.0,
-        solver="lbfgs",
-        learning_rate=0.05,
-        max_iter=100,
-        tol=1e-6,
-        random_state=None,
-    ):
+        alpha: float = 10.0,
+        solver: str = "lbfgs",
+        learning_rate: float = 0.05,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+        random_state: Any = None,
+    ) -> None:
         self.hidden_layer_size = hidden_layer_size
         self.alpha = alpha
         self.solver = solver
@@ -157,7 +166,7 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
         self.tol = tol
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         m, d = X.shape
         q = Y.shape[1]
         s = self.hidden_layer_size or max(1, int(round(0.2 * d)))
@@ -194,15 +203,15 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
         self.intercepts_ = [params[off : off + s], params[off + s + s * q :]]
         self.threshold_coef_, self.threshold_intercept_ = fit_threshold_model(self._outputs(X), Y)
 
-    def _outputs(self, X):
+    def _outputs(self, X: MatrixLike) -> NDArray[np.float64]:
         B = np.tanh(safe_dot(X, self.coefs_[0]) + self.intercepts_[0])
-        return np.tanh(B @ self.coefs_[1] + self.intercepts_[1])
+        return cast(NDArray[np.float64], np.tanh(B @ self.coefs_[1] + self.intercepts_[1]))
 
-    def _decision(self, X):
+    def _decision(self, X: MatrixLike) -> NDArray[np.float64]:
         """``c_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
         return threshold_margin(self._outputs(X), self.threshold_coef_, self.threshold_intercept_)
 
-    def label_scores(self, X):
+    def label_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The raw network outputs c_j(x) in [-1, 1] (before the threshold)."""
         X = self._validate_predict_data(X)
         return self._outputs(X)

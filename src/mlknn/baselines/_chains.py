@@ -4,12 +4,15 @@ Base estimator and constant labels as in :mod:`._binary_relevance`.
 """
 
 
+from typing import Any
+
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.multioutput import ClassifierChain as _SkClassifierChain
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     MEMBER_CONSTRAINTS,
     POSITIVE_INT,
@@ -24,7 +27,7 @@ from ._base import (
 )
 
 
-def _check_order(order, n_labels):
+def _check_order(order: Any, n_labels: Any) -> Any:
     if order is None or isinstance(order, str):
         return order
     arr = np.asarray(order)
@@ -88,12 +91,12 @@ class ClassifierChain(BaselineClassifier):
         "order": ["array-like", StrOptions({"random"}), None],
     }
 
-    def __init__(self, estimator=None, *, order=None, random_state=None):
+    def __init__(self, estimator: Any = None, *, order: Any = None, random_state: Any = None) -> None:
         self.estimator = estimator
         self.order = order
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         order = _check_order(self.order, Y.shape[1])
         base = resolve_estimator(self.estimator, self.random_state)
         rs = check_random_state(self.random_state)
@@ -101,10 +104,10 @@ class ClassifierChain(BaselineClassifier):
         self.order_ = np.asarray(self.chain_.order_)
         self.estimators_ = self.chain_.estimators_
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         return np.asarray(self.chain_.predict_proba(X))
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return np.asarray(self.chain_.predict(X))
 
 
@@ -175,16 +178,16 @@ class EnsembleClassifierChains(BaselineClassifier):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        n_estimators=10,
-        bootstrap=True,
-        max_samples=None,
-        voting="hard",
-        threshold=0.5,
-        n_jobs=None,
-        random_state=None,
-    ):
+        n_estimators: int = 10,
+        bootstrap: bool = True,
+        max_samples: Any = None,
+        voting: str = "hard",
+        threshold: float = 0.5,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.bootstrap = bootstrap
@@ -194,7 +197,7 @@ class EnsembleClassifierChains(BaselineClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _sample_size(self, m):
+    def _sample_size(self, m: int) -> int:
         ms = self.max_samples
         if ms is None:
             ms = 1.0 if self.bootstrap else 0.67
@@ -207,14 +210,14 @@ class EnsembleClassifierChains(BaselineClassifier):
             return int(ms)
         return max(1, int(round(float(ms) * m)))
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         m = X.shape[0]
         rng = check_random_state(self.random_state)
         size = self._sample_size(m)
         seeds = member_seeds(rng, self.n_estimators)
         self.samples_ = [np.sort(rng.choice(m, size=size, replace=self.bootstrap)) for _ in range(self.n_estimators)]
 
-        def fit_one(seed, rows):
+        def fit_one(seed: int, rows: Any) -> Any:
             chain = ClassifierChain(member_estimator(self.estimator, seed), order="random", random_state=int(seed))
             return chain.fit(X[rows], Y[rows])
 
@@ -222,7 +225,7 @@ class EnsembleClassifierChains(BaselineClassifier):
             delayed(fit_one)(seed, rows) for seed, rows in zip(seeds, self.samples_)
         )
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         total = np.zeros((X.shape[0], self.n_labels_))
         for chain in self.estimators_:
             if self.voting == "hard":
@@ -231,5 +234,5 @@ class EnsembleClassifierChains(BaselineClassifier):
                 total += chain._predict_proba(X)
         return total / len(self.estimators_)
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return (self._predict_proba(X) > self.threshold).astype(np.uint8)

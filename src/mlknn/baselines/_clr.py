@@ -5,11 +5,13 @@ Base estimator and constant labels (of a pairwise subset too) as in
 """
 
 from itertools import combinations
+from typing import Any, cast
 
 import numpy as np
 from joblib import Parallel, delayed
 
 from ..utils._param_validation import Integral, StrOptions
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     MEMBER_CONSTRAINTS,
     BaselineClassifier,
@@ -85,18 +87,25 @@ class CalibratedLabelRanking(BaselineClassifier):
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, estimator=None, *, voting="hard", n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        voting: str = "hard",
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.voting = voting
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         q = Y.shape[1]
         base = resolve_estimator(self.estimator, self.random_state)
         self.pairs_ = np.array(list(combinations(range(q), 2)), dtype=np.intp).reshape(-1, 2)
 
-        def fit_pair(j, k):
+        def fit_pair(j: Any, k: Any) -> Any:
             rows = np.flatnonzero(Y[:, j] != Y[:, k])
             if rows.size == 0:
                 return None
@@ -107,14 +116,14 @@ class CalibratedLabelRanking(BaselineClassifier):
             delayed(fit_label)(base, X, Y[:, j]) for j in range(q)
         )
 
-    def _vote(self, model, X):
+    def _vote(self, model: Any, X: MatrixLike) -> NDArray[np.float64]:
         if model is None:
             return np.full(X.shape[0], 0.5)
         if self.voting == "hard":
-            return model.predict(X).astype(np.float64)
+            return cast(NDArray[np.float64], model.predict(X).astype(np.float64))
         return label_scores(model, X)
 
-    def _zeta(self, X):
+    def _zeta(self, X: MatrixLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         n, q = X.shape[0], self.n_labels_
         zeta = np.zeros((n, q))
         zeta_v = np.zeros(n)
@@ -128,11 +137,11 @@ class CalibratedLabelRanking(BaselineClassifier):
             zeta_v += 1.0 - v
         return zeta, zeta_v
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         zeta, zeta_v = self._zeta(X)
         q = self.n_labels_
         return (zeta - zeta_v[:, None] + q) / (2.0 * q)
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         zeta, zeta_v = self._zeta(X)
         return (zeta > zeta_v[:, None]).astype(np.uint8)

@@ -4,6 +4,7 @@ Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
 
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +12,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from ..utils._param_validation import Interval, Real, StrOptions
+from ..utils._typing import MatrixLike, NDArray, SparseMatrix
 from ._base import (
     SOLVER_CONSTRAINTS,
     BaselineClassifier,
@@ -22,7 +24,7 @@ from ._base import (
 CML_MAX_ALL_LABELS = 12
 
 
-def pair_features(S):
+def pair_features(S: NDArray[Any]) -> SparseMatrix:
     """Knowl 15's label-pair indicators for label sets S (K, q) as a sparse (K, 4 P)
     matrix, P = q (q - 1) / 2: column ``4 p + 2 y_j1 + y_j2`` is 1 for pair p = (j1, j2)."""
     S = np.asarray(S, dtype=np.intp)
@@ -43,13 +45,21 @@ def pair_features(S):
 _CML_BLOCK_BYTES = 16 * 2**20
 
 
-def _cml_row_blocks(n_rows, n_sets):
+def _cml_row_blocks(n_rows: int, n_sets: int) -> list[slice]:
     """Row slices whose (rows, n_sets) float64 blocks take about _CML_BLOCK_BYTES."""
     step = max(1, _CML_BLOCK_BYTES // (8 * max(n_sets, 1)))
     return [slice(s, min(s + step, n_rows)) for s in range(0, n_rows, step)]
 
 
-def cml_loss_grad(params, X, S, Phi, t, counts, inv_var):
+def cml_loss_grad(
+    params: NDArray[np.float64],
+    X: MatrixLike,
+    S: NDArray[Any],
+    Phi: MatrixLike,
+    t: Any,
+    counts: Any,
+    inv_var: Any,
+) -> Any:
     """CML's negative penalised log-likelihood (Knowl 15) over the label sets S and
     its gradient.
 
@@ -150,13 +160,20 @@ class CML(BaselineClassifier):
         **SOLVER_CONSTRAINTS,
     }
 
-    def __init__(self, prior_variance=0.01, *, label_sets="observed", max_iter=200, tol=1e-6):
+    def __init__(
+        self,
+        prior_variance: float = 0.01,
+        *,
+        label_sets: str = "observed",
+        max_iter: int = 200,
+        tol: float = 1e-6,
+    ) -> None:
         self.prior_variance = prior_variance
         self.label_sets = label_sets
         self.max_iter = max_iter
         self.tol = tol
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         m, d = X.shape
         q = Y.shape[1]
         if self.label_sets == "all":
@@ -191,7 +208,7 @@ class CML(BaselineClassifier):
         self.pair_coef_ = res.x[d * q + q :]
         self.n_iter_ = int(res.nit)
 
-    def _log_potential_blocks(self, X):
+    def _log_potential_blocks(self, X: MatrixLike) -> Any:
         """(rows, log-potentials of those rows over ``label_sets_``), block by block."""
         A = safe_dot(X, self.coef_) + self.intercept_
         pair_scores = pair_features(self.label_sets_) @ self.pair_coef_
@@ -199,7 +216,7 @@ class CML(BaselineClassifier):
         for rows in _cml_row_blocks(A.shape[0], S.shape[1]):
             yield rows, A[rows] @ S + pair_scores
 
-    def predict_log_set_proba(self, X):
+    def predict_log_set_proba(self, X: MatrixLike) -> Any:
         """log p(label set k | x) over ``label_sets_``; shape (n, K)."""
         X = self._validate_predict_data(X)
         out = np.empty((X.shape[0], self.label_sets_.shape[0]))
@@ -207,13 +224,13 @@ class CML(BaselineClassifier):
             out[rows] = E - logsumexp(E, axis=1, keepdims=True)
         return out
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         out = np.empty((X.shape[0], self.n_labels_), dtype=self.label_sets_.dtype)
         for rows, E in self._log_potential_blocks(X):
             out[rows] = self.label_sets_[np.argmax(E, axis=1)]
         return out
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         S = self.label_sets_.astype(np.float64)
         out = np.empty((X.shape[0], self.n_labels_))
         for rows, E in self._log_potential_blocks(X):

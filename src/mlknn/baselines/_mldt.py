@@ -1,10 +1,13 @@
 """ML-DT, the multi-label decision tree (seed 003, Knowl 12)."""
 
 
+from typing import Any
+
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from ..utils._param_validation import Integral, Interval, Real
+from ..utils._typing import MatrixLike, NDArray
 from ._base import POSITIVE_INT, BaselineClassifier, cite, class_one_proba
 
 
@@ -73,19 +76,19 @@ class MLDT(BaselineClassifier):
     def __init__(
         self,
         *,
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_impurity_decrease=0.0,
-        random_state=None,
-    ):
+        max_depth: Any = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_impurity_decrease: float = 0.0,
+        random_state: Any = None,
+    ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         self.tree_ = DecisionTreeClassifier(
             criterion="entropy",
             max_depth=self.max_depth,
@@ -95,7 +98,7 @@ class MLDT(BaselineClassifier):
             random_state=self.random_state,
         ).fit(X, Y)
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         P = self.tree_.predict_proba(X)
         if self.tree_.n_outputs_ == 1:
             P = [P]
@@ -103,5 +106,5 @@ class MLDT(BaselineClassifier):
         # The tree returns one (n, n_classes_j) array per label: take each one's class-1 column.
         return np.column_stack([class_one_proba(Pj, cj) for Pj, cj in zip(P, classes)])
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return (self._predict_proba(X) > 0.5).astype(np.uint8)

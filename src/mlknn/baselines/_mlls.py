@@ -4,11 +4,14 @@ Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
 
 
+from typing import Any, cast
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh, qr
 
 from ..utils._param_validation import Interval, Real
+from ..utils._typing import MatrixLike, NDArray
 from ._base import POSITIVE_INT, BaselineClassifier, DecisionScoresMixin, cite, safe_dot
 
 
@@ -90,13 +93,20 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
     #: predict_proba = logistic(2 (x^T U + b)): the scores were fitted to +-1 targets.
     _proba_scale = 2.0
 
-    def __init__(self, alpha=0.5, beta=1.0, *, n_components=None, fit_intercept=True):
+    def __init__(
+        self,
+        alpha: float = 0.5,
+        beta: float = 1.0,
+        *,
+        n_components: Any = None,
+        fit_intercept: bool = True,
+    ) -> None:
         self.alpha = alpha
         self.beta = beta
         self.n_components = n_components
         self.fit_intercept = fit_intercept
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         m, d = X.shape
         q = Y.shape[1]
         T = 2.0 * Y - 1.0
@@ -128,7 +138,7 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         self.shared_coef_ = Theta @ U
         self.intercept_ = tmean - mu @ U
 
-    def objective(self, X, Y, U, Theta):
+    def objective(self, X: MatrixLike, Y: NDArray[Any], U: Any, Theta: Any) -> Any:
         """Knowl 16's objective at ``V = Theta U`` (for tests); X centred by the caller."""
         T = 2.0 * np.asarray(Y) - 1.0
         R = np.asarray(X @ U) - T
@@ -136,6 +146,6 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         m = X.shape[0]
         return float((R**2).sum() / m + self.alpha * (P**2).sum() + self.beta * (U**2).sum())
 
-    def _decision(self, X):
+    def _decision(self, X: MatrixLike) -> NDArray[np.float64]:
         """``x^T U + b``; shape (n, n_labels)."""
-        return safe_dot(X, self.coef_) + self.intercept_
+        return cast(NDArray[np.float64], safe_dot(X, self.coef_) + self.intercept_)

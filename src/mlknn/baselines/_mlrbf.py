@@ -4,6 +4,8 @@ Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
 
 
+from typing import Any
+
 import numpy as np
 from scipy.spatial.distance import pdist
 from sklearn.cluster import KMeans
@@ -11,6 +13,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Interval, Real
+from ..utils._typing import MatrixLike, NDArray
 from ._base import BaselineClassifier, DecisionScoresMixin, member_seeds
 
 
@@ -80,12 +83,18 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
     #: predict_proba = logistic(2 output): the outputs were fitted to +-1 targets.
     _proba_scale = 2.0
 
-    def __init__(self, fraction=0.01, *, scaling_factor=2.0, random_state=None):
+    def __init__(
+        self,
+        fraction: float = 0.01,
+        *,
+        scaling_factor: float = 2.0,
+        random_state: Any = None,
+    ) -> None:
         self.fraction = fraction
         self.scaling_factor = scaling_factor
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         q = Y.shape[1]
         rng = check_random_state(self.random_state)
         seeds = member_seeds(rng, q)
@@ -115,11 +124,11 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
         H = self._hidden(X)
         self.coef_, *_ = np.linalg.lstsq(H, 2.0 * Y - 1.0, rcond=None)
 
-    def _hidden(self, X):
+    def _hidden(self, X: MatrixLike) -> NDArray[np.float64]:
         D2 = euclidean_distances(X, self.centers_, squared=True)
         H = np.exp(-D2 / (2.0 * self.sigma_**2))
         return np.hstack([H, np.ones((H.shape[0], 1))])
 
-    def _decision(self, X):
+    def _decision(self, X: MatrixLike) -> NDArray[np.float64]:
         """Network outputs (targets were +-1); shape (n, n_labels)."""
         return self._hidden(X) @ self.coef_

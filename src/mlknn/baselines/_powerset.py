@@ -5,12 +5,14 @@ Base estimator and constant labels as in :mod:`._binary_relevance`.
 
 from itertools import combinations
 from math import comb
+from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Integral
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     MEMBER_CONSTRAINTS,
     POSITIVE_INT,
@@ -23,7 +25,7 @@ from ._base import (
 )
 
 
-def _fit_powerset(estimator, X, Y):
+def _fit_powerset(estimator: Any, X: MatrixLike, Y: NDArray[Any]) -> tuple[NDArray[Any], Any]:
     """Label-powerset model of Y: (distinct label sets (K, k), fitted classifier or None)."""
     sets, codes = np.unique(Y, axis=0, return_inverse=True)
     codes = np.asarray(codes).reshape(-1)
@@ -32,7 +34,11 @@ def _fit_powerset(estimator, X, Y):
     return sets, estimator.fit(X, codes)
 
 
-def _powerset_outputs(sets, model, X):
+def _powerset_outputs(
+    sets: NDArray[Any],
+    model: Any,
+    X: MatrixLike,
+) -> tuple[NDArray[Any], NDArray[np.float64]]:
     """(predicted label sets (n, k) 0/1, marginal P(label = 1) (n, k)) of one LP model."""
     n = X.shape[0]
     if model is None:
@@ -100,28 +106,29 @@ class LabelPowerset(BaselineClassifier):
         **MEMBER_CONSTRAINTS,
     }
 
-    def __init__(self, estimator=None, *, random_state=None):
+    def __init__(self, estimator: Any = None, *, random_state: Any = None) -> None:
         self.estimator = estimator
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         base = resolve_estimator(self.estimator, self.random_state)
         self.label_sets_, self.estimator_ = _fit_powerset(base, X, Y)
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return _powerset_outputs(self.label_sets_, self.estimator_, X)[0]
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         return _powerset_outputs(self.label_sets_, self.estimator_, X)[1]
 
 
-def _draw_labelsets(rng, q, k, n):
+def _draw_labelsets(rng: np.random.RandomState, q: int, k: int, n: int) -> NDArray[np.intp]:
     """``n`` distinct k-subsets of range(q), each sorted, drawn uniformly."""
     total = comb(q, k)
     if total <= 200_000:
         allsets = np.array(list(combinations(range(q), k)), dtype=np.intp).reshape(total, k)
         return allsets[np.sort(rng.choice(total, size=n, replace=False))]
-    seen, out = set(), []
+    seen: set[tuple[int, ...]] = set()
+    out: list[tuple[int, ...]] = []
     while len(out) < n:  # loop over ensemble members, not instances
         s = tuple(sorted(rng.choice(q, size=k, replace=False).tolist()))
         if s not in seen:
@@ -200,15 +207,15 @@ class RAkEL(BaselineClassifier):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        labelset_size=3,
-        n_estimators=None,
-        voting="hard",
-        threshold=0.5,
-        n_jobs=None,
-        random_state=None,
-    ):
+        labelset_size: int = 3,
+        n_estimators: Any = None,
+        voting: str = "hard",
+        threshold: float = 0.5,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.labelset_size = labelset_size
         self.n_estimators = n_estimators
@@ -217,7 +224,7 @@ class RAkEL(BaselineClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         q = Y.shape[1]
         k = min(self.labelset_size, q)
         total = comb(q, k)
@@ -236,7 +243,7 @@ class RAkEL(BaselineClassifier):
             for s, ls in zip(seeds, self.labelsets_)
         )
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         n, q = X.shape[0], self.n_labels_
         mu = np.zeros((n, q))
         tau = np.zeros(q)
@@ -249,7 +256,7 @@ class RAkEL(BaselineClassifier):
         out[:, covered] = mu[:, covered] / tau[covered]
         return out
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return (self._predict_proba(X) > self.threshold).astype(np.uint8)
 
 
@@ -298,12 +305,12 @@ class RAkELd(BaselineClassifier):
         "labelset_size": POSITIVE_INT,
     }
 
-    def __init__(self, estimator=None, *, labelset_size=3, random_state=None):
+    def __init__(self, estimator: Any = None, *, labelset_size: int = 3, random_state: Any = None) -> None:
         self.estimator = estimator
         self.labelset_size = labelset_size
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         q = Y.shape[1]
         k = min(self.labelset_size, q)
         rng = check_random_state(self.random_state)
@@ -314,7 +321,7 @@ class RAkELd(BaselineClassifier):
             _fit_powerset(member_estimator(self.estimator, s), X, Y[:, ls]) for s, ls in zip(seeds, self.labelsets_)
         ]
 
-    def _outputs(self, X):
+    def _outputs(self, X: MatrixLike) -> tuple[NDArray[Any], NDArray[np.float64]]:
         pred = np.zeros((X.shape[0], self.n_labels_), dtype=np.uint8)
         marg = np.zeros((X.shape[0], self.n_labels_))
         for ls, (sets, model) in zip(self.labelsets_, self.estimators_):
@@ -323,8 +330,8 @@ class RAkELd(BaselineClassifier):
             marg[:, ls] = mg
         return pred, marg
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return self._outputs(X)[0]
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         return self._outputs(X)[1]

@@ -5,11 +5,14 @@ as the benchmark in docs/baselines.md does.
 """
 
 
+from typing import Any, cast
+
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.kernel_approximation import Nystroem
 
 from ..utils._param_validation import Interval, Real, StrOptions
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     POSITIVE_INT,
     SOLVER_CONSTRAINTS,
@@ -24,7 +27,10 @@ from ._threshold import fit_threshold_model, threshold_margin
 HUBER_WIDTH = 0.1
 
 
-def huber_hinge(z, width=HUBER_WIDTH):
+def huber_hinge(
+    z: NDArray[np.float64],
+    width: float = HUBER_WIDTH,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Smoothed hinge on margin z and its derivative.
 
     0 for z >= 1; (1 - z)^2 / (2 width) for 1 - width < z < 1; 1 - z - width / 2
@@ -36,7 +42,7 @@ def huber_hinge(z, width=HUBER_WIDTH):
     return loss, grad
 
 
-def ranking_pairs(Y, chunk=4096):
+def ranking_pairs(Y: NDArray[Any], chunk: int = 4096) -> Any:
     """All (i, j, k) with y_ij = 1 and y_ik = 0, and the weights 1 / (|Y_i| |Ybar_i|).
 
     Vectorised per block of ``chunk`` instances (the block loop bounds the
@@ -63,7 +69,13 @@ def ranking_pairs(Y, chunk=4096):
     return i, j, k, w_inst[i]
 
 
-def ranksvm_loss_grad(params, Phi, pairs, q, C):
+def ranksvm_loss_grad(
+    params: NDArray[np.float64],
+    Phi: MatrixLike,
+    pairs: tuple[NDArray[Any], ...],
+    q: int,
+    C: float,
+) -> tuple[float, NDArray[np.float64]]:
     """Rank-SVM's primal objective (smoothed hinge) and its gradient.
 
     ``params`` is ``[W.ravel(), b]`` with W of shape (p, q); ``pairs`` is
@@ -178,17 +190,17 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
 
     def __init__(
         self,
-        C=1.0,
+        C: float = 1.0,
         *,
-        kernel="linear",
-        degree=2,
-        gamma=None,
-        coef0=1.0,
-        n_components=1000,
-        max_iter=500,
-        tol=1e-6,
-        random_state=None,
-    ):
+        kernel: str = "linear",
+        degree: int = 2,
+        gamma: Any = None,
+        coef0: float = 1.0,
+        n_components: int = 1000,
+        max_iter: int = 500,
+        tol: float = 1e-6,
+        random_state: Any = None,
+    ) -> None:
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -199,12 +211,12 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         self.tol = tol
         self.random_state = random_state
 
-    def _phi(self, X):
+    def _phi(self, X: MatrixLike) -> MatrixLike:
         if self.feature_map_ is None:
             return X
         return self.feature_map_.transform(X)
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         m, q = Y.shape
         if self.kernel == "linear":
             self.feature_map_ = None
@@ -235,14 +247,14 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         F = self._scores_mapped(Phi)
         self.threshold_coef_, self.threshold_intercept_ = fit_threshold_model(F, Y)
 
-    def _scores_mapped(self, Phi):
-        return safe_dot(Phi, self.coef_) + self.intercept_
+    def _scores_mapped(self, Phi: MatrixLike) -> NDArray[np.float64]:
+        return cast(NDArray[np.float64], safe_dot(Phi, self.coef_) + self.intercept_)
 
-    def _decision(self, X):
+    def _decision(self, X: MatrixLike) -> NDArray[np.float64]:
         """``f_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
         return threshold_margin(self._scores_mapped(self._phi(X)), self.threshold_coef_, self.threshold_intercept_)
 
-    def label_scores(self, X):
+    def label_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The raw Rank-SVM scores f_j(x) (before the threshold); shape (n, n_labels)."""
         X = self._validate_predict_data(X)
         return self._scores_mapped(self._phi(X))

@@ -4,12 +4,15 @@ Base estimator and constant labels as in :mod:`._binary_relevance`.
 """
 
 
+from typing import Any, cast
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import StrOptions
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     ESTIMATOR_CONSTRAINT,
     MEMBER_CONSTRAINTS,
@@ -86,14 +89,14 @@ class StackedBinaryRelevance(BaselineClassifier):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        meta_estimator=None,
-        cv=5,
-        stack_method="predict_proba",
-        passthrough=True,
-        random_state=None,
-    ):
+        meta_estimator: Any = None,
+        cv: Any = 5,
+        stack_method: str = "predict_proba",
+        passthrough: bool = True,
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.meta_estimator = meta_estimator
         self.cv = cv
@@ -101,15 +104,16 @@ class StackedBinaryRelevance(BaselineClassifier):
         self.passthrough = passthrough
         self.random_state = random_state
 
-    def _level1_outputs(self, model, X):
-        return model._predict_proba(X) if self.stack_method == "predict_proba" else model._predict(X)
+    def _level1_outputs(self, model: Any, X: MatrixLike) -> NDArray[np.float64]:
+        out = model._predict_proba(X) if self.stack_method == "predict_proba" else model._predict(X)
+        return cast(NDArray[np.float64], out)
 
-    def _splitter(self):
+    def _splitter(self) -> Any:
         if is_int(self.cv):
             return KFold(int(self.cv), shuffle=True, random_state=self.random_state)
         return check_cv(self.cv)
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         rs = check_random_state(self.random_state)
         seed1, seed2 = (int(s) for s in member_seeds(rs, 2))
         level1 = BinaryRelevance(self.estimator, random_state=seed1)
@@ -121,14 +125,14 @@ class StackedBinaryRelevance(BaselineClassifier):
         self.base_ = clone(level1).fit(X, Y)
         self.meta_ = BinaryRelevance(meta_est, random_state=seed2).fit(self._meta_input(X, Z), Y)
 
-    def _meta_input(self, X, Z):
+    def _meta_input(self, X: MatrixLike, Z: MatrixLike) -> MatrixLike:
         return hstack(X, Z) if self.passthrough else Z
 
-    def _meta_X(self, X):
+    def _meta_X(self, X: MatrixLike) -> MatrixLike:
         return self._meta_input(X, self._level1_outputs(self.base_, X).astype(np.float64))
 
-    def _predict(self, X):
+    def _predict(self, X: MatrixLike) -> NDArray[Any]:
         return self.meta_._predict(self._meta_X(X))
 
-    def _predict_proba(self, X):
+    def _predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         return self.meta_._predict_proba(self._meta_X(X))

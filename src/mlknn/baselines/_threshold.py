@@ -22,10 +22,14 @@ Choices the review leaves open (documented in docs/baselines.md):
   solution when the score columns are collinear).
 """
 
+from typing import Any, cast
+
 import numpy as np
 
+from ..utils._typing import NDArray
 
-def _cut_points(F):
+
+def _cut_points(F: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.bool_]]:
     """Sorted scores, candidate thresholds (n, q + 1) and which cuts are valid."""
     F = np.asarray(F, dtype=np.float64)
     order = np.argsort(F, axis=1, kind="stable")
@@ -43,7 +47,7 @@ def _cut_points(F):
     return order, cuts, valid
 
 
-def threshold_targets(F, Y):
+def threshold_targets(F: NDArray[Any], Y: NDArray[Any]) -> NDArray[np.float64]:
     """Target thresholds s(x_i) of Knowl 6, one per row of ``F``.
 
     Parameters
@@ -74,10 +78,10 @@ def threshold_targets(F, Y):
     rank = np.cumsum(is_best, axis=1)
     target = (is_best.sum(axis=1, keepdims=True) - 1) // 2
     pick = np.argmax(is_best & (rank == target + 1), axis=1)
-    return cuts[np.arange(n), pick]
+    return cast(NDArray[np.float64], cuts[np.arange(n), pick])
 
 
-def fit_threshold_model(F, Y):
+def fit_threshold_model(F: NDArray[Any], Y: NDArray[Any]) -> tuple[NDArray[np.float64], float]:
     """Least-squares ``(w*, b*)`` of Knowl 6.
 
     Returns
@@ -92,12 +96,12 @@ def fit_threshold_model(F, Y):
     return sol[:-1], float(sol[-1])
 
 
-def apply_threshold(F, coef, intercept):
+def apply_threshold(F: NDArray[Any], coef: NDArray[np.float64], intercept: float) -> NDArray[np.float64]:
     """t(x) = <w*, f(x)> + b* for each row of ``F``; shape (n,)."""
     return np.asarray(F, dtype=np.float64) @ coef + intercept
 
 
-def threshold_margin(F, coef, intercept):
+def threshold_margin(F: NDArray[Any], coef: NDArray[np.float64], intercept: float) -> NDArray[np.float64]:
     """``f(x, y_j) - t(x)`` for each row of ``F``: positive exactly where ``f > t``; shape (n, q).
 
     The decision score of the estimators that end in the Knowl 6 threshold

@@ -4,12 +4,15 @@ Wraps an estimator's real-valued label scores with the stacking threshold model
 of :mod:`._threshold` (Elisseeff and Weston 2002).
 """
 
+from typing import Any
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import HasMethods, StrOptions
+from ..utils._typing import MatrixLike, NDArray
 from ._base import (
     BaselineClassifier,
     DecisionScoresMixin,
@@ -20,7 +23,11 @@ from ._binary_relevance import BinaryRelevance
 from ._threshold import fit_threshold_model, threshold_margin
 
 
-def multilabel_scores(estimator, X, response_method="auto"):
+def multilabel_scores(
+    estimator: Any,
+    X: MatrixLike,
+    response_method: str = "auto",
+) -> tuple[NDArray[np.float64], str]:
     """(n, q) real scores of a fitted multi-label estimator, and which method gave them.
 
     'auto' prefers ``predict_proba`` (a list of per-label (n, 2) arrays, as
@@ -113,13 +120,20 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, cv=None, response_method="auto", random_state=None):
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        cv: Any = None,
+        response_method: str = "auto",
+        random_state: Any = None,
+    ) -> None:
         self.estimator = estimator
         self.cv = cv
         self.response_method = response_method
         self.random_state = random_state
 
-    def _fit(self, X, Y):
+    def _fit(self, X: MatrixLike, Y: NDArray[Any]) -> None:
         if self.estimator is None:
             # One integer seed drawn once, so that the CV models and the final
             # model get the same (deterministic) trees even from a RandomState.
@@ -141,9 +155,9 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
                 F[test] = multilabel_scores(model, X[test], self.response_method_)[0]
         self.coef_, self.intercept_ = fit_threshold_model(F, Y)
 
-    def _scores(self, X):
+    def _scores(self, X: MatrixLike) -> NDArray[np.float64]:
         return multilabel_scores(self.estimator_, X, self.response_method_)[0]
 
-    def _decision(self, X):
+    def _decision(self, X: MatrixLike) -> NDArray[np.float64]:
         """``f(x, y_j) - t(x)``: positive for the predicted labels; shape (n, q)."""
         return threshold_margin(self._scores(X), self.coef_, self.intercept_)

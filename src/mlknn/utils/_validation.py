@@ -1,6 +1,7 @@
 """Input checks shared by every estimator and public function."""
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -212,8 +213,8 @@ def validate_features(
     estimator: Estimator,
     X: MatrixLike,
     reset: bool = True,
-    accept_sparse: str | bool | list[str] = "csr",
-    dtype: tuple[type[np.floating[Any]], ...] = (np.float64, np.float32),
+    accept_sparse: str | bool | Sequence[str] = "csr",
+    dtype: Sequence[Any] = (np.float64, np.float32),
 ) -> MatrixLike:
     """scikit-learn's ``validate_data`` for X (dense or sparse, float64/float32).
 
