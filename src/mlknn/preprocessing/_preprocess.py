@@ -117,6 +117,18 @@ class FeatureScaler:
         self.method = method
 
     def fit(self, X):
+        """Fit the scaler on the training part.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training features.
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
         from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
 
         if self.method not in _SCALINGS:
@@ -132,12 +144,36 @@ class FeatureScaler:
         return self
 
     def transform(self, X):
+        """Scale ``X`` with the fitted scaler (``X`` itself for ``"none"``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Features to scale.
+
+        Returns
+        -------
+        X_scaled : ndarray or sparse matrix of the same shape
+            Sparse input stays sparse.
+        """
         if self.scaler_ is None:
             return X
         out = self.scaler_.transform(X)
         return out.tocsr() if sp.issparse(out) else out
 
     def fit_transform(self, X):
+        """Fit on ``X`` and scale it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training features.
+
+        Returns
+        -------
+        X_scaled : ndarray or sparse matrix of the same shape
+            Sparse input stays sparse.
+        """
         return self.fit(X).transform(X)
 
 
@@ -268,6 +304,20 @@ class MultiLabelChi2Selector:
         return max(1, min(d, math.ceil(k * d - 1e-9)))
 
     def fit(self, X, Y):
+        """Score the features against the labels and choose the kept ones.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training features.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels (0/1).
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
         d = X.shape[1]
         n_keep = self._n_keep(d)
         Xs = X
@@ -285,11 +335,37 @@ class MultiLabelChi2Selector:
         return self
 
     def transform(self, X):
+        """The kept feature columns, in their original order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Features.
+
+        Returns
+        -------
+        X_selected : ndarray or CSR matrix of shape (n_samples, n_kept)
+            Sparse input stays sparse.
+        """
         if sp.issparse(X):
             return X.tocsr()[:, self.support_]
         return np.asarray(X)[:, self.support_]
 
     def fit_transform(self, X, Y):
+        """Fit on ``X, Y`` and keep the selected columns of ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training features.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels (0/1).
+
+        Returns
+        -------
+        X_selected : ndarray or CSR matrix of shape (n_samples, n_kept)
+            Sparse input stays sparse.
+        """
         return self.fit(X, Y).transform(X)
 
 
@@ -349,6 +425,18 @@ class RareLabelFilter:
         self.min_count = min_count
 
     def fit(self, Y):
+        """Count the positives of every label and keep those with at least ``min_count``.
+
+        Parameters
+        ----------
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels (0/1).
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
         if isinstance(self.min_count, bool) or not isinstance(self.min_count, Integral) or self.min_count < 0:
             raise ValueError(
                 f"The 'min_label_count' parameter must be an int >= 0. Got {self.min_count!r} instead."
@@ -363,12 +451,35 @@ class RareLabelFilter:
         return self
 
     def transform(self, Y):
-        """The kept label columns; a sparse Y stays sparse (CSR)."""
+        """The kept label columns; a sparse Y stays sparse (CSR).
+
+        Parameters
+        ----------
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Labels (0/1).
+
+        Returns
+        -------
+        Y_kept : ndarray or CSR matrix of shape (n_samples, n_kept)
+            The kept label columns.
+        """
         if sp.issparse(Y):
             return Y.tocsc()[:, self.support_].tocsr()
         return np.asarray(Y)[:, self.support_]
 
     def fit_transform(self, Y):
+        """Fit on ``Y`` and keep its frequent label columns.
+
+        Parameters
+        ----------
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels (0/1).
+
+        Returns
+        -------
+        Y_kept : ndarray or CSR matrix of shape (n_samples, n_kept)
+            The kept label columns.
+        """
         return self.fit(Y).transform(Y)
 
 
@@ -411,6 +522,20 @@ class FoldPreprocessor:
         self.min_label_count = min_label_count
 
     def fit(self, X, Y):
+        """Fit the label filter, then the feature selection, then the scaling.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training features.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels (0/1).
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
         self.labels_ = RareLabelFilter(self.min_label_count).fit(Y)
         Yk = self.labels_.transform(Y)
         if self.feature_selection is None:
@@ -426,6 +551,22 @@ class FoldPreprocessor:
         return self
 
     def transform(self, X, Y=None):
+        """Select and scale ``X`` (and filter ``Y`` when given) as fitted.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Features.
+        Y : {{array-like, sparse matrix}} of shape (n_samples, n_labels), default=None
+            Labels to filter the same way.
+
+        Returns
+        -------
+        X_out : ndarray or sparse matrix of shape (n_samples, n_features_kept)
+            Without ``Y``, only this is returned.
+        Y_out : ndarray or CSR matrix of shape (n_samples, n_labels_kept)
+            The kept label columns, when ``Y`` is given.
+        """
         if self.selector_ is not None:
             X = self.selector_.transform(X)
         X = self.scaler_.transform(X)
@@ -434,4 +575,20 @@ class FoldPreprocessor:
         return X, self.labels_.transform(Y)
 
     def fit_transform(self, X, Y):
+        """Fit on the training part and transform it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training features.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels (0/1).
+
+        Returns
+        -------
+        X_out : ndarray or sparse matrix of shape (n_samples, n_features_kept)
+            The selected, scaled features.
+        Y_out : ndarray or CSR matrix of shape (n_samples, n_labels_kept)
+            The kept label columns.
+        """
         return self.fit(X, Y).transform(X, Y)
