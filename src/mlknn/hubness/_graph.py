@@ -67,7 +67,18 @@ class HubnessGraph(NeighborGraph):
         return self.primary_distances
 
     def take(self, n_neighbors):
-        """The first ``n_neighbors`` columns (all three arrays sliced)."""
+        """The first ``n_neighbors`` columns (all three arrays sliced).
+
+        Parameters
+        ----------
+        n_neighbors : int
+            Columns to keep.
+
+        Returns
+        -------
+        HubnessGraph
+            ``self`` when it is already that wide.
+        """
         base = super().take(n_neighbors)
         if base is self:
             return self

@@ -248,7 +248,13 @@ class HubnessStats:
     max_occurrence: int
 
     def as_dict(self):
-        """The measures as a plain dict (also usable as ``stats["skewness"]``)."""
+        """The measures as a plain dict (also usable as ``stats["skewness"]``).
+
+        Returns
+        -------
+        dict
+            Field name to value.
+        """
         return asdict(self)
 
     def __getitem__(self, key):

@@ -125,7 +125,18 @@ class RepeatedMultilabelKFold:
             )
 
     def get_n_splits(self, X=None, Y=None):
-        """Number of (repeat, fold) splits."""
+        """Number of (repeat, fold) splits.
+
+        Parameters
+        ----------
+        X, Y : object, default=None
+            Ignored (scikit-learn's splitter signature).
+
+        Returns
+        -------
+        int
+            ``n_splits * n_repeats``.
+        """
         self._validate()
         return self.n_splits * self.n_repeats
 
@@ -163,7 +174,13 @@ class RepeatedMultilabelKFold:
                 yield Fold(r, f, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
 
     def params(self):
-        """The parameters that define the folds (for recording)."""
+        """The parameters that define the folds (for recording).
+
+        Returns
+        -------
+        dict
+            ``splitter``, ``n_splits``, ``n_repeats``, ``stratify``, ``random_state``.
+        """
         return {
             "splitter": "kfold",
             "n_splits": int(self.n_splits),
@@ -228,11 +245,36 @@ class RepeatedHoldout:
         _check_seed(self.random_state, owner)
 
     def get_n_splits(self, X=None, Y=None):
+        """Number of splits: one per repetition.
+
+        Parameters
+        ----------
+        X, Y : object, default=None
+            Ignored (scikit-learn's splitter signature).
+
+        Returns
+        -------
+        int
+            ``n_repeats``.
+        """
         self._validate()
         return self.n_repeats
 
     def split(self, X, Y):
-        """Yield one :class:`Fold` (fold 0) per repetition."""
+        """Yield one :class:`Fold` (fold 0) per repetition.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Only its number of rows is used.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Label matrix (used when ``stratify``; a sparse Y stays sparse).
+
+        Yields
+        ------
+        Fold
+            One split per repetition, ``fold`` always 0.
+        """
         from sklearn.model_selection import ShuffleSplit
 
         self._validate()
@@ -251,6 +293,13 @@ class RepeatedHoldout:
             yield Fold(r, 0, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
 
     def params(self):
+        """The parameters that define the splits (for recording).
+
+        Returns
+        -------
+        dict
+            ``splitter``, ``test_size``, ``n_repeats``, ``stratify``, ``random_state``.
+        """
         return {
             "splitter": "holdout",
             "test_size": float(self.test_size),

@@ -95,10 +95,14 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training points.
+        y : None
+            Ignored (scikit-learn's signature).
 
         Returns
         -------
         self
+            The fitted index.
         """
         check_metric(self.metric, "the brute backend")
         X = self._prepare(X)

@@ -114,10 +114,15 @@ class PrecomputedNeighbors(BaseEstimator):
         Parameters
         ----------
         X : {sparse matrix, ndarray} of shape (n_train, n_train)
+            Distances of the training points to each other (a sparse kNN graph
+            or a dense distance matrix).
+        y : None
+            Ignored (scikit-learn's signature).
 
         Returns
         -------
         self
+            The fitted index.
         """
         G = self._check(X)
         if G.shape[0] != G.shape[1]:
@@ -139,6 +144,13 @@ class PrecomputedNeighbors(BaseEstimator):
             None means the training graph, leave-one-out.
         n_neighbors : int
         return_distance : bool, default=True
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Only when ``return_distance`` is True.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Training indices, by increasing (distance, index).
         """
         check_is_fitted(self, "n_samples_fit_")
         loo = X is None

@@ -136,7 +136,20 @@ class GraphCache:
         )
 
     def fit(self, estimator, Y_train):
-        """Clone ``estimator`` and fit it from the cached training graph."""
+        """Clone ``estimator`` and fit it from the cached training graph.
+
+        Parameters
+        ----------
+        estimator : kNN estimator
+            Unfitted; cloned, the user's object is not changed.
+        Y_train : {array-like, sparse matrix} of shape (n_train, n_labels)
+            Training labels.
+
+        Returns
+        -------
+        estimator
+            The fitted clone.
+        """
         from sklearn.base import clone
 
         est = clone(estimator)
@@ -149,12 +162,38 @@ class GraphCache:
         return est.fit_from_graph(self.train_graph, Y_train, X=self.X_train, index=self.index)
 
     def predict_proba(self, estimator, Y_train):
-        """Scores of the cached test points, from a clone fitted on the cached graphs."""
+        """Scores of the cached test points, from a clone fitted on the cached graphs.
+
+        Parameters
+        ----------
+        estimator : kNN estimator
+            Unfitted; cloned, the user's object is not changed.
+        Y_train : {array-like, sparse matrix} of shape (n_train, n_labels)
+            Training labels.
+
+        Returns
+        -------
+        ndarray of shape (n_test, n_labels)
+            The clone's ``predict_proba`` of the cached test points.
+        """
         est = self.fit(estimator, Y_train)
         return est.predict_proba_from_graph(self._test(), self.X_test)
 
     def predict(self, estimator, Y_train):
-        """0/1 predictions of the cached test points."""
+        """0/1 predictions of the cached test points.
+
+        Parameters
+        ----------
+        estimator : kNN estimator
+            Unfitted; cloned, the user's object is not changed.
+        Y_train : {array-like, sparse matrix} of shape (n_train, n_labels)
+            Training labels.
+
+        Returns
+        -------
+        ndarray or CSR matrix of shape (n_test, n_labels)
+            The clone's ``predict`` of the cached test points.
+        """
         est = self.fit(estimator, Y_train)
         return est.predict_from_graph(self._test(), self.X_test)
 

@@ -140,7 +140,18 @@ class TTestMarkers:
     alpha: float
 
     def symbol(self, name):
-        """'' for the best, '•' significant, '◦' not significant."""
+        """'' for the best, '•' significant, '◦' not significant.
+
+        Parameters
+        ----------
+        name : str
+            An algorithm of ``markers``.
+
+        Returns
+        -------
+        str
+            The marker of seed 000's tables.
+        """
         return {"best": "", "significant": "•", "not_significant": "◦"}[self.markers[name]]
 
 
@@ -732,6 +743,13 @@ class WinTieLoss:
     outcome: np.ndarray  # (n_datasets, m, m): +1 win of row, -1 loss, 0 tie
 
     def as_strings(self):
+        """The counts as ``"wins/ties/losses"`` per algorithm (seed 001 Table 3).
+
+        Returns
+        -------
+        dict of str to str
+            One string per algorithm.
+        """
         return {n: f"{w}/{t}/{l}" for n, w, t, l in zip(self.names, self.wins, self.ties, self.losses)}
 
 
