@@ -82,7 +82,26 @@ class CriticalDifferenceDisplay:
 
     @classmethod
     def from_results(cls, table, names, *, greater_is_better=True, alpha=0.05, title=None):
-        """From a (n_datasets, n_algorithms) table of mean scores."""
+        """From a (n_datasets, n_algorithms) table of mean scores.
+
+        Parameters
+        ----------
+        table : array-like of shape (n_datasets, n_algorithms)
+            Mean score of each algorithm on each dataset.
+        names : sequence of str
+            The algorithms.
+        greater_is_better : bool, default=True
+            Whether higher scores rank better.
+        alpha : float, default=0.05
+            Significance level of the Nemenyi critical difference.
+        title : str, default=None
+            Title of the figure.
+
+        Returns
+        -------
+        CriticalDifferenceDisplay
+            Not drawn yet: call :meth:`plot`.
+        """
         from ..stats import average_ranks, nemenyi_cd
 
         table = np.asarray(table, dtype=float)
@@ -108,7 +127,18 @@ class CriticalDifferenceDisplay:
     def plot(self, ax=None):
         """Draw the diagram: rank axis on top (1 = best, on the left), the better
         half labelled on the left and the other half on the right, thick bars
-        joining the groups whose ranks differ by less than the CD."""
+        joining the groups whose ranks differ by less than the CD.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; None creates a figure.
+
+        Returns
+        -------
+        self
+            With ``figure_`` and ``ax_`` set. and ``cliques_``.
+        """
         k = len(self.names)
         title = self.title or "critical difference"
         fig, ax = _axes(ax, (7.5, 1.6 + 0.3 * max(k, 2)))
@@ -193,7 +223,26 @@ class KOccurrenceDisplay:
 
     @classmethod
     def from_data(cls, X, n_neighbors=10, *, name="", neighbors="brute", metric="euclidean"):
-        """Leave-one-out graph of X (mlknn.neighbors) -> O_k (mlknn.hubness if present)."""
+        """Leave-one-out graph of X (mlknn.neighbors) -> O_k (mlknn.hubness if present).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+        n_neighbors : int, default=10
+            k.
+        name : str, default=""
+            Dataset name for the title.
+        neighbors : str or object, default="brute"
+            Neighbour backend (:func:`mlknn.neighbors.get_backend`).
+        metric : str, default="euclidean"
+            Distance.
+
+        Returns
+        -------
+        KOccurrenceDisplay
+            Not drawn yet: call :meth:`plot`.
+        """
         from ..neighbors import build_graph, get_backend
 
         index = get_backend(neighbors, metric=metric).fit(X)
@@ -202,6 +251,20 @@ class KOccurrenceDisplay:
 
     @classmethod
     def from_graph(cls, graph, *, name=""):
+        """From a leave-one-out :class:`~mlknn.neighbors.NeighborGraph` (its width is k).
+
+        Parameters
+        ----------
+        graph : NeighborGraph
+            Leave-one-out graph of the data.
+        name : str, default=""
+            Dataset name for the title.
+
+        Returns
+        -------
+        KOccurrenceDisplay
+            Not drawn yet: call :meth:`plot`.
+        """
         try:
             from ..hubness import k_occurrence, skewness
 
@@ -214,6 +277,18 @@ class KOccurrenceDisplay:
         return cls(occ, graph.n_neighbors, name, sk)
 
     def plot(self, ax=None):
+        """Draw p(O_k) against O_k on a logarithmic y axis, with S_k in the title.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; None creates a figure.
+
+        Returns
+        -------
+        self
+            With ``figure_`` and ``ax_`` set.
+        """
         fig, ax = _axes(ax, (4.5, 3.2))
         title = f"{self.name} (k = {self.n_neighbors})"
         if self.occurrence is None or self.occurrence.size == 0:
@@ -266,6 +341,22 @@ class LabelCooccurrenceDisplay:
 
     @classmethod
     def from_labels(cls, Y, label_names=None, *, name=""):
+        """From a 0/1 label matrix (see :func:`mlknn.metrics.label_contingency`).
+
+        Parameters
+        ----------
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Label matrix.
+        label_names : sequence of str, default=None
+            Tick labels.
+        name : str, default=""
+            Dataset name for the title.
+
+        Returns
+        -------
+        LabelCooccurrenceDisplay
+            Not drawn yet: call :meth:`plot`.
+        """
         Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
         Y = (Y > 0).astype(np.float64)
         both = Y.T @ Y  # both[q, r] = #(q and r)
@@ -275,6 +366,20 @@ class LabelCooccurrenceDisplay:
         return cls(mat, label_names, name)
 
     def plot(self, ax=None, max_annotated=12):
+        """Draw the matrix as an image, annotated with its values when small.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; None creates a figure.
+        max_annotated : int, default=12
+            Write the values and label names in the cells up to this many labels.
+
+        Returns
+        -------
+        self
+            With ``figure_`` and ``ax_`` set.
+        """
         fig, ax = _axes(ax, (5, 4.2))
         title = f"label co-occurrence: {self.name}"
         if self.matrix is None or self.matrix.size == 0:
@@ -354,6 +459,8 @@ class ParameterCurveDisplay:
         algorithms : sequence of str, optional
         greater_is_better : bool, optional
             Default from :data:`mlknn.metrics.GREATER_IS_BETTER`.
+        title : str, optional
+            Title of the figure.
         """
         from ..metrics import GREATER_IS_BETTER
 
@@ -371,6 +478,18 @@ class ParameterCurveDisplay:
         return cls(curves, param, ylabel, ttl)
 
     def plot(self, ax=None):
+        """Draw one line per algorithm (an infinite value one step right of the largest).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; None creates a figure.
+
+        Returns
+        -------
+        self
+            With ``figure_`` and ``ax_`` set.
+        """
         fig, ax = _axes(ax, (5, 3.5))
         if not self.curves:
             _no_data(ax, self.title, f"no algorithm was run with >= 2 values of {self.param}")
