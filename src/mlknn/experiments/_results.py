@@ -152,6 +152,7 @@ class ResultsDB:
         self.conn.execute("BEGIN IMMEDIATE")
 
     def close(self):
+        """Close the connection (also done on leaving a ``with`` block)."""
         self.conn.close()
 
     def __enter__(self):
@@ -163,6 +164,19 @@ class ResultsDB:
     # ----------------------------------------------------------------- folds
     def record_folds(self, dataset, protocol, prefilter, folds, n_samples):
         """Store the folds of one dataset, or check them against the stored ones.
+
+        Parameters
+        ----------
+        dataset : str
+            The dataset name.
+        protocol : str
+            The protocol key (:meth:`ProtocolConfig.key`).
+        prefilter : str
+            Key of the dataset-level preprocessing applied before splitting.
+        folds : iterable of Fold
+            The splits.
+        n_samples : int
+            Rows of the dataset the indices refer to.
 
         Raises
         ------
@@ -203,7 +217,19 @@ class ResultsDB:
                 raise
 
     def folds(self, dataset=None):
-        """The stored folds: list of dicts with decoded ``train`` / ``test`` indices."""
+        """The stored folds: list of dicts with decoded ``train`` / ``test`` indices.
+
+        Parameters
+        ----------
+        dataset : str, default=None
+            Only this dataset's folds; None: all.
+
+        Returns
+        -------
+        list of dict
+            ``dataset``, ``protocol``, ``prefilter``, ``repeat``, ``fold``,
+            ``n_samples``, ``train``, ``test`` (ndarrays of row indices), ``checksum``.
+        """
         sql = "SELECT dataset, protocol, prefilter, repeat, fold, n_samples, train, test, checksum FROM folds"
         args = ()
         if dataset is not None:
@@ -219,7 +245,18 @@ class ResultsDB:
 
     # --------------------------------------------------------------- results
     def done_cells(self, datasets=None):
-        """Set of cell keys (tuples in :data:`CELL_COLUMNS` order) already stored."""
+        """Set of cell keys (tuples in :data:`CELL_COLUMNS` order) already stored.
+
+        Parameters
+        ----------
+        datasets : iterable of str, default=None
+            Only these datasets; None: all.
+
+        Returns
+        -------
+        set of tuple
+            One key per stored cell.
+        """
         sql = f"SELECT DISTINCT {', '.join(CELL_COLUMNS)} FROM results"
         args = ()
         if datasets is not None:
@@ -277,10 +314,32 @@ class ResultsDB:
         return inserted
 
     def count(self):
+        """Number of result rows (one per cell and metric).
+
+        Returns
+        -------
+        int
+            The row count of the ``results`` table.
+        """
         return self.conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
 
     def rows(self, where=None, args=()):
-        """All result rows as dicts (``value`` NaN where stored as NULL)."""
+        """All result rows as dicts (``value`` NaN where stored as NULL).
+
+        Parameters
+        ----------
+        where : str, default=None
+            An SQL condition on the columns of :data:`RESULT_COLUMNS`, with ``?``
+            placeholders (e.g. ``"metric = ?"``).
+        args : tuple, default=()
+            The values of the placeholders.
+
+        Returns
+        -------
+        list of dict
+            One dict per row, keyed by :data:`RESULT_COLUMNS`, ordered by dataset,
+            algorithm, parameters, protocol, repeat, fold and metric.
+        """
         sql = f"SELECT {', '.join(RESULT_COLUMNS)} FROM results"
         if where:
             sql += " WHERE " + where
@@ -330,7 +389,18 @@ class ResultsDB:
         return [dict(zip(WARNING_COLUMNS, row)) for row in self.conn.execute(sql, args)]
 
     def to_csv(self, path):
-        """Export every result row to CSV (header :data:`RESULT_COLUMNS`). Returns the row count."""
+        """Export every result row to CSV (header :data:`RESULT_COLUMNS`). Returns the row count.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The CSV file to write.
+
+        Returns
+        -------
+        int
+            The number of rows written.
+        """
         n = 0
         with open(path, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
