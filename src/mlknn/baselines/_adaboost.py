@@ -164,7 +164,7 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     #: predict_proba = 1 / (1 + exp(-2 f)) (half log-odds, see the module docstring).
     _proba_scale = 2.0
 
-    def __init__(self, n_estimators: int = 100, *, smoothing: Any = None) -> None:
+    def __init__(self, n_estimators: int = 100, *, smoothing: float | None = None) -> None:
         self.n_estimators = n_estimators
         self.smoothing = smoothing
 

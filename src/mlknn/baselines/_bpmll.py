@@ -149,7 +149,7 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
 
     def __init__(
         self,
-        hidden_layer_size: Any = None,
+        hidden_layer_size: int | None = None,
         *,
         alpha: float = 10.0,
         solver: str = "lbfgs",

@@ -27,7 +27,7 @@ from ._base import (
 )
 
 
-def _check_order(order: Any, n_labels: Any) -> Any:
+def _check_order(order: Any, n_labels: int) -> Any:
     if order is None or isinstance(order, str):
         return order
     arr = np.asarray(order)
@@ -182,7 +182,7 @@ class EnsembleClassifierChains(BaselineClassifier):
         *,
         n_estimators: int = 10,
         bootstrap: bool = True,
-        max_samples: Any = None,
+        max_samples: float | int | None = None,
         voting: str = "hard",
         threshold: float = 0.5,
         n_jobs: int | None = None,

@@ -76,7 +76,7 @@ class MLDT(BaselineClassifier):
     def __init__(
         self,
         *,
-        max_depth: Any = None,
+        max_depth: int | None = None,
         min_samples_split: int = 2,
         min_samples_leaf: int = 1,
         min_impurity_decrease: float = 0.0,

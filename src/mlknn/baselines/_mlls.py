@@ -98,7 +98,7 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         alpha: float = 0.5,
         beta: float = 1.0,
         *,
-        n_components: Any = None,
+        n_components: int | None = None,
         fit_intercept: bool = True,
     ) -> None:
         self.alpha = alpha
@@ -138,7 +138,7 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         self.shared_coef_ = Theta @ U
         self.intercept_ = tmean - mu @ U
 
-    def objective(self, X: MatrixLike, Y: NDArray[Any], U: Any, Theta: Any) -> Any:
+    def objective(self, X: MatrixLike, Y: NDArray[Any], U: NDArray[Any], Theta: NDArray[Any]) -> float:
         """Knowl 16's objective at ``V = Theta U`` (for tests); X centred by the caller."""
         T = 2.0 * np.asarray(Y) - 1.0
         R = np.asarray(X @ U) - T

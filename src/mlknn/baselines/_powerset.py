@@ -210,7 +210,7 @@ class RAkEL(BaselineClassifier):
         estimator: Any = None,
         *,
         labelset_size: int = 3,
-        n_estimators: Any = None,
+        n_estimators: int | None = None,
         voting: str = "hard",
         threshold: float = 0.5,
         n_jobs: int | None = None,

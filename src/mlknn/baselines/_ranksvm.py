@@ -194,7 +194,7 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         *,
         kernel: str = "linear",
         degree: int = 2,
-        gamma: Any = None,
+        gamma: float | None = None,
         coef0: float = 1.0,
         n_components: int = 1000,
         max_iter: int = 500,
