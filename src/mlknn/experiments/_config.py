@@ -102,6 +102,13 @@ class ProtocolConfig:
     seed: int = 0
 
     def splitter(self):
+        """The splitter of this protocol.
+
+        Returns
+        -------
+        RepeatedMultilabelKFold or RepeatedHoldout
+            From :func:`mlknn.model_selection.make_protocol`.
+        """
         return make_protocol(
             self.name,
             n_splits=self.n_splits,
@@ -112,17 +119,37 @@ class ProtocolConfig:
         )
 
     def params(self):
+        """The protocol's name and its splitter's parameters.
+
+        Returns
+        -------
+        dict
+            ``protocol`` and the splitter's :meth:`params`.
+        """
         return {"protocol": self.name, **self.splitter().params()}
 
     def key(self):
         """Identity of the folds in the results DB. ``n_repeats`` is left out: the
         first r repetitions are the same whatever the number of repetitions, so
-        a run with more repetitions completes one with fewer."""
+        a run with more repetitions completes one with fewer.
+
+        Returns
+        -------
+        str
+            Canonical JSON of :meth:`params` without ``n_repeats``.
+        """
         p = self.params()
         p.pop("n_repeats", None)
         return canonical_json(p)
 
     def n_folds(self):
+        """Number of train/test splits (repetitions times folds).
+
+        Returns
+        -------
+        int
+            The splitter's ``get_n_splits()``.
+        """
         return self.splitter().get_n_splits()
 
 
@@ -181,6 +208,13 @@ class PreprocessingConfig:
             )
 
     def params(self):
+        """The preprocessing as a dict (what the results record).
+
+        Returns
+        -------
+        dict
+            ``scaling``, ``feature_selection``, ``min_label_count``, ``label_scope``.
+        """
         return {
             "scaling": self.scaling,
             "feature_selection": self.feature_selection,
@@ -189,16 +223,36 @@ class PreprocessingConfig:
         }
 
     def key(self):
+        """The preprocessing as canonical JSON (the ``preprocessing`` column of the results).
+
+        Returns
+        -------
+        str
+            :func:`canonical_json` of :meth:`params`.
+        """
         return canonical_json(self.params())
 
     def dataset_level(self):
-        """The part applied to the whole dataset before splitting (None if nothing)."""
+        """The part applied to the whole dataset before splitting (None if nothing).
+
+        Returns
+        -------
+        dict or None
+            ``min_label_count`` and ``drop_unlabelled`` when labels are filtered on
+            the whole dataset (``label_scope="dataset"``), else None.
+        """
         if self.label_scope == "dataset" and self.min_label_count > 0:
             return {"min_label_count": int(self.min_label_count), "drop_unlabelled": True}
         return None
 
     def fold_level(self):
-        """Keyword arguments of :class:`mlknn.preprocessing.FoldPreprocessor`."""
+        """Keyword arguments of :class:`mlknn.preprocessing.FoldPreprocessor`.
+
+        Returns
+        -------
+        dict
+            ``scaling``, ``feature_selection`` and ``min_label_count``.
+        """
         return {
             "scaling": self.scaling,
             "feature_selection": self.feature_selection,
@@ -231,17 +285,48 @@ class AlgorithmSpec:
         return split_variant(self.name)[1]
 
     def params_dict(self):
-        """The grid's parameters (what the ``params`` column of the results records)."""
+        """The grid's parameters (what the ``params`` column of the results records).
+
+        Returns
+        -------
+        dict
+            Parameter name to value.
+        """
         return dict(self.params)
 
     def estimator_params(self):
-        """The constructor parameters: the grid's, plus those fixed by an alias (:data:`ALIASES`)."""
+        """The constructor parameters: the grid's, plus those fixed by an alias (:data:`ALIASES`).
+
+        Returns
+        -------
+        dict
+            Parameter name to value, passed to the estimator's constructor.
+        """
         return {**self.params_dict(), **ALIASES.get((self.base, self.variant), {})}
 
     def key(self):
+        """The parameters as canonical JSON (the ``params`` column of the results).
+
+        Returns
+        -------
+        str
+            :func:`canonical_json` of :meth:`params_dict`.
+        """
         return canonical_json(self.params_dict())
 
     def label(self, hide=()):
+        """A short readable name, e.g. ``"mlknn(k=10, smoothing=1.0)"``.
+
+        Parameters
+        ----------
+        hide : iterable of str, default=()
+            Parameters left out of the label.
+
+        Returns
+        -------
+        str
+            The name alone when no parameter is shown.
+        """
         shown = [(k, v) for k, v in self.params if k not in hide]
         if not shown:
             return self.name
@@ -418,19 +503,51 @@ class ExperimentConfig:
                 )
 
     def preprocessing_for(self, dataset):
+        """The preprocessing of one dataset (its override, else the default).
+
+        Parameters
+        ----------
+        dataset : str
+            The dataset name.
+
+        Returns
+        -------
+        PreprocessingConfig
+            The preprocessing to apply.
+        """
         for name, prep in self.dataset_preprocessing:
             if name == dataset:
                 return prep
         return self.preprocessing
 
     def search(self):
+        """The shared neighbour search.
+
+        Returns
+        -------
+        dict
+            ``neighbors`` and ``metric``.
+        """
         return {"neighbors": self.neighbors, "metric": self.metric}
 
     def search_key(self):
+        """The shared neighbour search as canonical JSON (recorded with each cell).
+
+        Returns
+        -------
+        str
+            :func:`canonical_json` of :meth:`search`.
+        """
         return canonical_json(self.search())
 
     def specs(self):
-        """Expand the grid into :class:`AlgorithmSpec` objects (deterministic order)."""
+        """Expand the grid into :class:`AlgorithmSpec` objects (deterministic order).
+
+        Returns
+        -------
+        list of AlgorithmSpec
+            The grid's configurations, then the explicit ones, without duplicates.
+        """
         specs = []
         used = set()
         for name in self.algorithms:

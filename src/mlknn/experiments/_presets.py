@@ -99,12 +99,24 @@ class Preset:
 
     # ------------------------------------------------------------- data
     def published(self):
-        """The parsed JSON of the published tables."""
+        """The parsed JSON of the published tables.
+
+        Returns
+        -------
+        dict
+            The JSON document of ``published_file``.
+        """
         text = resources.files("mlknn.experiments").joinpath("published", self.published_file).read_text("utf-8")
         return json.loads(text)
 
     def published_rows(self):
-        """Flat published cells: dicts with table, dataset, algorithm, metric, mean, std."""
+        """Flat published cells: dicts with table, dataset, algorithm, metric, mean, std.
+
+        Returns
+        -------
+        list of dict
+            One dict per published cell.
+        """
         doc = self.published()
         out = []
         if "tables" in doc:
@@ -121,10 +133,33 @@ class Preset:
         return out
 
     def table_ids(self):
+        """The published tables, in numeric order.
+
+        Returns
+        -------
+        list of str
+            E.g. ``["Table 3", "Table 12"]``.
+        """
         return sorted({r["table"] for r in self.published_rows()}, key=lambda t: int(t.split()[-1]))
 
     # ------------------------------------------------------------ config
     def columns_for(self, tables, all_algorithms=False, available=None):
+        """The columns of the preset that cover some of ``tables``.
+
+        Parameters
+        ----------
+        tables : iterable of str
+            Table ids (``"Table 3"``).
+        all_algorithms : bool, default=False
+            Include the non-kNN baselines.
+        available : collection of str, default=None
+            Registry names that can be imported; None: all.
+
+        Returns
+        -------
+        list of PaperColumn
+            In the preset's order.
+        """
         cols = []
         for c in self.columns:
             if c.tables and not set(c.tables) & set(tables):
@@ -138,7 +173,34 @@ class Preset:
 
     def config(self, datasets=None, *, quick=False, tables=None, all_algorithms=False, scaling=None,
                seed=None, available=None, feature_selection="preset"):  # fmt: skip
-        """The :class:`ExperimentConfig` of this preset (and the columns it covers)."""
+        """The :class:`ExperimentConfig` of this preset (and the columns it covers).
+
+        Parameters
+        ----------
+        datasets : sequence of str, default=None
+            Default: the preset's datasets.
+        quick : bool, default=False
+            Use ``quick_repeats`` repetitions.
+        tables : sequence of str, default=None
+            Default: ``default_tables``.
+        all_algorithms : bool, default=False
+            Include the non-kNN baselines.
+        scaling : str, default=None
+            Override the preset's scaling.
+        seed : int, default=None
+            Override the protocol's seed.
+        available : collection of str, default=None
+            Registry names that can be imported; None: all.
+        feature_selection : "preset", None, float or int, default="preset"
+            Override the preset's chi-square selection (None: none).
+
+        Returns
+        -------
+        config : ExperimentConfig
+            The experiment.
+        columns : list of PaperColumn
+            The columns it covers.
+        """
         tables = tuple(tables or self.default_tables)
         cols = self.columns_for(tables, all_algorithms, available)
         if not cols:
@@ -180,7 +242,24 @@ class Preset:
 
     # ----------------------------------------------------------- compare
     def compare(self, rows, config, columns, tables=None):
-        """Published cells beside ours (one dict per published cell x reading)."""
+        """Published cells beside ours (one dict per published cell x reading).
+
+        Parameters
+        ----------
+        rows : list of dict
+            Our result rows (:meth:`ResultsDB.rows`).
+        config : ExperimentConfig
+            The experiment that produced them.
+        columns : list of PaperColumn
+            The columns to compare.
+        tables : iterable of str, default=None
+            Default: ``default_tables``.
+
+        Returns
+        -------
+        list of dict
+            One dict per published cell and reading, with the published and our values.
+        """
         tables = set(tables or self.default_tables)
         ours = {}
         for r in rows:
