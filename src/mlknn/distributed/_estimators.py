@@ -329,7 +329,20 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         return NeighborGraph(ind, dist, loo=X is None)
 
     def score(self, X, Y):
-        """Subset accuracy, as the estimator's ``score``."""
+        """Subset accuracy, as the estimator's ``score``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Test points.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Their true labels.
+
+        Returns
+        -------
+        float
+            :func:`sklearn.metrics.accuracy_score` of ``predict(X)``.
+        """
         from sklearn.metrics import accuracy_score
 
         return accuracy_score(np.asarray(_local(Y)), self.predict(X))

@@ -225,7 +225,13 @@ class DaskExecutor:
         self.stats["retried"] += errors
 
     def report(self):
-        """One line: tasks, lost workers and the tasks run again."""
+        """One line: tasks, lost workers and the tasks run again.
+
+        Returns
+        -------
+        str
+            A summary of :attr:`stats`.
+        """
         s = self.stats
         return (
             f"dask: {s['tasks']} fold task(s); {s['lost_workers']} worker(s) lost, "

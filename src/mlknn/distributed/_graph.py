@@ -359,10 +359,37 @@ class TrainingIndex:
             self.blocks.send()
 
     def check_n_neighbors(self, n_neighbors, loo):
+        """:func:`mlknn.neighbors.check_n_neighbors` against this index's training size.
+
+        Parameters
+        ----------
+        n_neighbors : int
+            The requested k.
+        loo : bool
+            Whether the search is leave-one-out.
+
+        Returns
+        -------
+        int
+            ``n_neighbors``, checked.
+        """
         return check_n_neighbors(n_neighbors, self.n_samples_fit_, loo)
 
     def query_blocks(self, X_query, query_block=None):
-        """:class:`Blocks` of the queries, checked against the training features."""
+        """:class:`Blocks` of the queries, checked against the training features.
+
+        Parameters
+        ----------
+        X_query : {ndarray, sparse matrix, dask array} of shape (n_queries, n_features)
+            The queries.
+        query_block : int, default=None
+            Rows per query block; default :func:`default_query_block`.
+
+        Returns
+        -------
+        Blocks
+            The query blocks, on the cluster.
+        """
         query_block = _check_block(query_block, "query_block")
         if not _is_dask_array(X_query):
             X_query = _validate_local(X_query, "X_query")
@@ -434,7 +461,22 @@ class TrainingIndex:
         return out, bounds
 
     def kneighbors(self, queries, n_neighbors):
-        """Gathered ``(distances, indices)`` of every query (None: leave-one-out)."""
+        """Gathered ``(distances, indices)`` of every query (None: leave-one-out).
+
+        Parameters
+        ----------
+        queries : Blocks or None
+            From :meth:`query_blocks`; None: the leave-one-out graph of the training set.
+        n_neighbors : int
+            k.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Float64 distances in increasing order.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Training indices.
+        """
 
         def build():
             return self.graph_futures(queries, n_neighbors)[0]

@@ -41,9 +41,41 @@ class NeighborsIndex(Protocol):
     True
     """
 
-    def fit(self, X): ...
+    def fit(self, X):
+        """Index the training points.
 
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True): ...
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_train, n_features)
+            Training points.
+
+        Returns
+        -------
+        self
+            The fitted index, with ``n_samples_fit_``.
+        """
+        ...
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """The k nearest training points of each query, by (distance, training index).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            Queries; None: the leave-one-out graph of the training points.
+        n_neighbors : int, default=None
+            k.
+        return_distance : bool, default=True
+            Also return the distances.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Only when ``return_distance`` is True.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Training indices.
+        """
+        ...
 
 
 #: The one registry of backends: name -> {"factory", "exact", "requires"}. Read by
