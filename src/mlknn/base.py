@@ -390,6 +390,11 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     def query_graph(self, X: MatrixLike = None) -> tuple[NeighborGraph, MatrixLike]:
         """The neighbour graph this estimator uses for ``X`` (None: training LOO).
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            Queries; None: the leave-one-out graph of the training set.
+
         Returns
         -------
         graph : NeighborGraph
@@ -510,19 +515,71 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         return self._predict_topk_graph(graph, X, k)
 
     def predict_proba_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> FloatArray:
-        """Scores from a precomputed query graph (at least :meth:`search_width` wide)."""
+        """Scores from a precomputed query graph (at least :meth:`search_width` wide).
+
+        Parameters
+        ----------
+        graph : NeighborGraph
+            Neighbours of the queries among the training points (a leave-one-out
+            graph for the training set itself), at least :meth:`search_width` wide;
+            wider graphs are cut to that width.
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            The queries' features, for estimators that use them
+            (``knn_capabilities()["uses_features"]``); else ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            As :meth:`predict_proba`.
+        """
         check_is_fitted(self)
         self._check_dense_scores(graph.n_points if isinstance(graph, NeighborGraph) else 0)
         return self._predict_proba_graph(self._query_from_graph(graph, X), X)
 
     def predict_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> MatrixLike:
-        """0/1 predictions from a precomputed query graph (as :meth:`predict`)."""
+        """0/1 predictions from a precomputed query graph (as :meth:`predict`).
+
+        Parameters
+        ----------
+        graph : NeighborGraph
+            Neighbours of the queries among the training points (a leave-one-out
+            graph for the training set itself), at least :meth:`search_width` wide;
+            wider graphs are cut to that width.
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            The queries' features, for estimators that use them
+            (``knn_capabilities()["uses_features"]``); else ignored.
+
+        Returns
+        -------
+        ndarray or CSR matrix of shape (n_queries, n_labels)
+            As :meth:`predict`.
+        """
         return self._format_prediction(self._predict_graph(self._query_from_graph(graph, X), X))
 
     def predict_topk_from_graph(
         self, graph: NeighborGraph, X: MatrixLike = None, k: int = 5
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """:meth:`predict_topk` from a precomputed query graph."""
+        """:meth:`predict_topk` from a precomputed query graph.
+
+        Parameters
+        ----------
+        graph : NeighborGraph
+            Neighbours of the queries among the training points (a leave-one-out
+            graph for the training set itself), at least :meth:`search_width` wide;
+            wider graphs are cut to that width.
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            The queries' features, for estimators that use them
+            (``knn_capabilities()["uses_features"]``); else ignored.
+        k : int, default=5
+            Labels per query.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_queries, k), int64
+            Label indices by decreasing score (ties: lower index first).
+        scores : ndarray of shape (n_queries, k), float64
+            Their scores, as in :meth:`predict_topk`.
+        """
         check_is_fitted(self)
         k = self._check_k(k)
         return self._predict_topk_graph(self._query_from_graph(graph, X), X, k)
