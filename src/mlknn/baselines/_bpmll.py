@@ -212,6 +212,17 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
         return threshold_margin(self._outputs(X), self.threshold_coef_, self.threshold_intercept_)
 
     def label_scores(self, X: MatrixLike) -> NDArray[np.float64]:
-        """The raw network outputs c_j(x) in [-1, 1] (before the threshold)."""
+        """The raw network outputs c_j(x) in [-1, 1] (before the threshold).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            Query points.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            The network outputs.
+        """
         X = self._validate_predict_data(X)
         return self._outputs(X)

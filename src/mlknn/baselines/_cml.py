@@ -217,7 +217,18 @@ class CML(BaselineClassifier):
             yield rows, A[rows] @ S + pair_scores
 
     def predict_log_set_proba(self, X: MatrixLike) -> Any:
-        """log p(label set k | x) over ``label_sets_``; shape (n, K)."""
+        """log p(label set k | x) over ``label_sets_``; shape (n, K).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            Query points.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_label_sets)
+            Log-probability of each label set of ``label_sets_``.
+        """
         X = self._validate_predict_data(X)
         out = np.empty((X.shape[0], self.label_sets_.shape[0]))
         for rows, E in self._log_potential_blocks(X):

@@ -139,7 +139,24 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         self.intercept_ = tmean - mu @ U
 
     def objective(self, X: MatrixLike, Y: NDArray[Any], U: NDArray[Any], Theta: NDArray[Any]) -> float:
-        """Knowl 16's objective at ``V = Theta U`` (for tests); X centred by the caller."""
+        """Knowl 16's objective at ``V = Theta U`` (for tests); X centred by the caller.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Centred training features.
+        Y : ndarray of shape (n_samples, n_labels)
+            Training targets in {-1, +1}.
+        U : ndarray of shape (n_features, n_labels)
+            The linear weights.
+        Theta : ndarray of shape (r, n_features)
+            The orthonormal shared subspace.
+
+        Returns
+        -------
+        float
+            The value of the objective.
+        """
         T = 2.0 * np.asarray(Y) - 1.0
         R = np.asarray(X @ U) - T
         P = U - Theta.T @ (Theta @ U)

@@ -255,6 +255,17 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         return threshold_margin(self._scores_mapped(self._phi(X)), self.threshold_coef_, self.threshold_intercept_)
 
     def label_scores(self, X: MatrixLike) -> NDArray[np.float64]:
-        """The raw Rank-SVM scores f_j(x) (before the threshold); shape (n, n_labels)."""
+        """The raw Rank-SVM scores f_j(x) (before the threshold); shape (n, n_labels).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            Query points.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            The scores.
+        """
         X = self._validate_predict_data(X)
         return self._scores_mapped(self._phi(X))

@@ -81,7 +81,20 @@ class DaskNeighbors(BaseEstimator):
         return type(self)(**params)
 
     def fit(self, X, y=None):
-        """Send the training blocks to the cluster."""
+        """Send the training blocks to the cluster.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training points.
+        y : None
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        self
+            The fitted backend.
+        """
         client = get_client(self.client, "neighbors='dask'")
         self.index_ = TrainingIndex(X, client, metric=self.metric, train_block=self.train_block,
                                     query_block=self.query_block, retries=self.retries)
@@ -90,7 +103,24 @@ class DaskNeighbors(BaseEstimator):
         return self
 
     def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
-        """The ``n_neighbors`` nearest training points of each query (None: leave-one-out)."""
+        """The ``n_neighbors`` nearest training points of each query (None: leave-one-out).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            Queries; None: the leave-one-out graph of the training points.
+        n_neighbors : int, default=10
+            k.
+        return_distance : bool, default=True
+            Also return the distances.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Float64, ascending; only when ``return_distance`` is True.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Training indices (ties by the lower index).
+        """
         check_is_fitted(self, "index_")
         k = check_n_neighbors(n_neighbors, self.n_samples_fit_, X is None)
         queries = None if X is None else self.index_.query_blocks(X, self.query_block)

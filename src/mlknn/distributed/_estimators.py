@@ -313,15 +313,48 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         return self.scoring
 
     def predict_proba(self, X):
-        """Scores in [0, 1], shape (n_queries, n_labels), computed on the workers."""
+        """Scores in [0, 1], shape (n_queries, n_labels), computed on the workers.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix, dask array} of shape (n_queries, n_features)
+            Query points.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_labels)
+            Equal to the wrapped estimator's ``predict_proba``.
+        """
         return self._apply(X, "predict_proba_from_graph")
 
     def predict(self, X):
-        """0/1 predictions, shape (n_queries, n_labels), dtype of the Y given to fit."""
+        """0/1 predictions, shape (n_queries, n_labels), dtype of the Y given to fit.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix, dask array} of shape (n_queries, n_features)
+            Query points.
+
+        Returns
+        -------
+        ndarray or CSR matrix of shape (n_queries, n_labels)
+            As the wrapped estimator's ``predict``.
+        """
         return self._apply(X, "predict_from_graph")
 
     def kneighbors_graph(self, X=None):
-        """The neighbour graph (``_search_width()`` wide) of X on the cluster (None: training LOO)."""
+        """The neighbour graph (``_search_width()`` wide) of X on the cluster (None: training LOO).
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix, dask array} of shape (n_queries, n_features), default=None
+            Queries; None: the leave-one-out graph of the training set.
+
+        Returns
+        -------
+        NeighborGraph
+            The graph, gathered in this process.
+        """
         self._check_fitted()
         queries = None if X is None else self._query_blocks(X)
         width = self.estimator_.search_width(self.estimator_.n_train_)

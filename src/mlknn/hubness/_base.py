@@ -186,7 +186,20 @@ class _GraphReduction(BaseEstimator):
         return self._rerank(graph, *self._secondary_query(graph, X))
 
     def fit_transform(self, graph, X=None):
-        """``fit(graph, X).fit_graph_``."""
+        """``fit(graph, X).fit_graph_``.
+
+        Parameters
+        ----------
+        graph : NeighborGraph
+            Leave-one-out graph of the training set, at least :meth:`search_width` wide.
+        X : {array-like, sparse matrix} of shape (n_train, n_features), default=None
+            Training features, for the reductions that need them (DSL).
+
+        Returns
+        -------
+        HubnessGraph
+            The re-ranked training graph (``fit_graph_``).
+        """
         return self.fit(graph, X).fit_graph_
 
     # ----------------------------------------------------------- helpers

@@ -77,10 +77,13 @@ class _CandidateBackend(BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Sparse input only where the backend supports it.
+        y : None
+            Ignored (scikit-learn's signature).
 
         Returns
         -------
         self
+            The fitted backend.
         """
         check_metric(self.metric, f"the {self._name} backend")
         X = self._prepare(X)
@@ -148,6 +151,22 @@ class _CandidateBackend(BaseEstimator):
         Same contract as :meth:`BruteNeighbors.kneighbors`: distances ascending,
         ties by the lower index, exact float64 distances for the neighbours
         returned, ``X=None`` for leave-one-out.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            Queries; None: the leave-one-out graph of the training points.
+        n_neighbors : int, default=10
+            k.
+        return_distance : bool, default=True
+            Also return the distances.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Float64, ascending; only when ``return_distance`` is True.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Training indices (ties by the lower index).
         """
         check_is_fitted(self, "n_samples_fit_")
         loo = X is None
