@@ -164,6 +164,16 @@ def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False
     load : Load a dataset of the manifest by name (or a file by path).
     list_datasets : The datasets of ``MANIFEST.tsv``.
 
+    References
+    ----------
+    G. Tsoumakas, E. Spyromitros-Xioufis, J. Vilcek and I. Vlahavas, "Mulan: A
+    Java Library for Multi-Label Learning", Journal of Machine Learning Research
+    12, 2011 (the ARFF + XML format).
+
+    J. Read, P. Reutemann, B. Pfahringer and G. Holmes, "MEKA: A Multi-label/
+    Multi-target Extension to WEKA", Journal of Machine Learning Research 17,
+    2016 (the ``-C q`` relation name).
+
     Examples
     --------
     >>> import os, tempfile

@@ -49,6 +49,12 @@ def dataset_stats(Y, X=None):
     label_stats : Per-label frequencies and imbalance ratios.
     list_datasets : The same statistics as recorded in ``MANIFEST.tsv``.
 
+    References
+    ----------
+    M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
+    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 1
+    (label cardinality, density and diversity).
+
     Examples
     --------
     >>> import numpy as np
@@ -104,6 +110,12 @@ def label_stats(Y, label_names=None):
     --------
     dataset_stats : Cardinality, density and diversity of the whole label matrix.
     mlknn.preprocessing.RareLabelFilter : Drops the labels with too few instances.
+
+    References
+    ----------
+    F. Charte, A. J. Rivera, M. J. del Jesus and F. Herrera, "Addressing
+    Imbalance in Multilabel Classification: Measures and Random Resampling
+    Algorithms", Neurocomputing 163, 2015 (IRLbl and MeanIR).
 
     Examples
     --------

@@ -300,6 +300,11 @@ def load_xc(
     load : Dispatches here for Extreme Classification Repository files.
     make_extreme_multilabel : Random data of the same kind, no files needed.
 
+    References
+    ----------
+    K. Bhatia et al., The Extreme Classification Repository,
+    http://manikvarma.org/downloads/XC/XMLRepository.html.
+
     Examples
     --------
     >>> import tempfile, os
