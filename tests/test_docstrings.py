@@ -2,9 +2,10 @@
 
 CI runs this file, so every ``Examples`` section in every module of mlknn is executed (the
 equivalent of ``pytest --doctest-modules src/mlknn``; the ``__main__`` modules are skipped
-because importing them runs the command line), and every public class of the estimator
-subpackages has the numpydoc sections the GUIDE asks for (``tests/test_numpydoc.py`` checks
-every public object with numpydoc itself).
+because importing them runs the command line), every public class of the estimator
+subpackages has the numpydoc sections the GUIDE asks for, and every registered estimator's
+documented fitted attributes exist after ``fit`` (``tests/test_numpydoc.py`` checks every
+public object with numpydoc itself).
 """
 
 import doctest
@@ -68,3 +69,44 @@ def test_class_docstring_has_numpydoc_sections(cls):
     assert not missing, f"{cls.__name__} docstring lacks the section(s) {missing}"
     examples = doc.split("Examples\n--------", 1)[1]
     assert ">>> " in examples, f"{cls.__name__}: the Examples section has no runnable example"
+
+
+def _registry_instances():
+    from _estimator_checks import make_estimator
+    from test_common import SMALL_PARAMS
+
+    from mlknn._registry import available_estimators
+
+    out = []
+    for name in available_estimators():
+        params = dict(SMALL_PARAMS.get(name, {}))
+        if name == "thresholdcalibration":
+            params["estimator"] = make_estimator("br")
+        out.append(pytest.param(make_estimator(name, **params), id=name))
+    return out
+
+
+@pytest.mark.parametrize("estimator", _registry_instances())
+def test_documented_fitted_attributes_exist(estimator):
+    """Every ``attr_`` of a registered estimator's Attributes section is set by ``fit``, unless
+    its description says when it is set ("only ...")."""
+    import warnings
+
+    from mlknn.datasets import make_multilabel
+
+    ClassDoc = pytest.importorskip("numpydoc.docscrape", reason="pip install numpydoc (in the dev extra)").ClassDoc
+
+    data = make_multilabel(n_samples=40, n_features=5, n_labels=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tiny data: convergence and scale warnings are expected
+        estimator.fit(data.X, data.Y)
+    documented = {
+        name.strip(): " ".join(attr.desc) + " " + attr.type
+        for attr in ClassDoc(type(estimator))["Attributes"]
+        for name in attr.name.split(",")
+    }
+    missing = [
+        name for name, desc in documented.items()
+        if name.endswith("_") and not hasattr(estimator, name) and "only" not in desc
+    ]  # fmt: skip
+    assert not missing, f"{type(estimator).__name__} documents {missing} but fit does not set them"
