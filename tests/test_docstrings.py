@@ -89,7 +89,7 @@ def _registry_instances():
 @pytest.mark.parametrize("estimator", _registry_instances())
 def test_documented_fitted_attributes_exist(estimator):
     """Every ``attr_`` of a registered estimator's Attributes section is set by ``fit``, unless
-    its description says when it is set ("only ...")."""
+    its description says when it is set ("only ..."), and every ``attr_`` fit sets is there."""
     import warnings
 
     from mlknn.datasets import make_multilabel
@@ -110,3 +110,10 @@ def test_documented_fitted_attributes_exist(estimator):
         if name.endswith("_") and not hasattr(estimator, name) and "only" not in desc
     ]  # fmt: skip
     assert not missing, f"{type(estimator).__name__} documents {missing} but fit does not set them"
+    # and the other way round: what fit sets is documented (feature_names_in_ is scikit-learn's)
+    undocumented = [
+        name for name in vars(estimator)
+        if name.endswith("_") and not name.startswith("_") and name not in documented
+        and name != "feature_names_in_"
+    ]  # fmt: skip
+    assert not undocumented, f"{type(estimator).__name__}.fit sets {undocumented}, not in its Attributes"

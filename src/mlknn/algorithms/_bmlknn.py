@@ -140,6 +140,12 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     nn_ : fitted neighbour backend
     n_labels_ : int
     n_features_in_ : int
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
+    sparse_labels_ : bool
+        Whether the sparse-label path was taken (a scipy sparse Y given to ``fit`` and kept sparse).
+    n_train_ : int
+        Number of training instances.
 
     See Also
     --------
@@ -274,6 +280,12 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     nn_ : fitted neighbour backend
     n_labels_ : int
     n_features_in_ : int
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
+    sparse_labels_ : bool
+        Whether the sparse-label path was taken (a scipy sparse Y given to ``fit`` and kept sparse).
+    n_train_ : int
+        Number of training instances.
 
     See Also
     --------

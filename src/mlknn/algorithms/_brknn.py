@@ -116,6 +116,8 @@ class BRkNN(KNNMultiLabelBase):
         ``variant="mulan"`` only: the 48-bit state of MULAN's ``java.util.Random(1)``
         tie stream (BR-kNN-a and -b), reset by ``fit`` and advanced by every
         ``predict``, query by query.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------
@@ -330,6 +332,8 @@ class BRkNNa(BRkNN):
     sparse_labels_ : bool
     tie_random_state_ : int
         ``variant="mulan"`` only (see :class:`BRkNN`).
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------
@@ -451,6 +455,8 @@ class BRkNNb(BRkNN):
     sparse_labels_ : bool
     tie_random_state_ : int
         ``variant="mulan"`` only (see :class:`BRkNN`).
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

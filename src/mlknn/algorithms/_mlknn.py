@@ -242,6 +242,10 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     nn_ : fitted neighbour backend
     n_labels_ : int
     n_features_in_ : int
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
+    n_train_ : int
+        Number of training instances.
 
     See Also
     --------

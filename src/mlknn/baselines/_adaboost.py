@@ -134,6 +134,12 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
         ``confidences_[t, b, j]``: h_t(x, j) for x in block b.
     normalizers_ : ndarray of shape (T,)
         Z_t; their product bounds the training Hamming loss.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

@@ -53,6 +53,10 @@ class BinaryRelevance(BaselineClassifier):
         One per label.
     n_labels_ : int
     n_features_in_ : int
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
+    multi_output_ : sklearn.multioutput.MultiOutputClassifier
+        The fitted per-label classifiers (``estimators_`` are its estimators).
 
     See Also
     --------

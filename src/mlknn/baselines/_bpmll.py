@@ -115,6 +115,12 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
     threshold_coef_, threshold_intercept_
     loss_ : float
     n_iter_ : int
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

@@ -64,6 +64,12 @@ class ClassifierChain(BaselineClassifier):
     estimators_ : list of LabelClassifier
         In chain order.
     n_labels_ : int
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
+    chain_ : sklearn.multioutput.ClassifierChain
+        The fitted chain (``estimators_`` are its estimators).
 
     See Also
     --------
@@ -145,6 +151,12 @@ class EnsembleClassifierChains(BaselineClassifier):
     estimators_ : list of ClassifierChain
     samples_ : list of ndarray
         Training row indices of each chain.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

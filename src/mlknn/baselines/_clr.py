@@ -57,6 +57,12 @@ class CalibratedLabelRanking(BaselineClassifier):
         (j, k) with j < k.
     pairwise_estimators_ : list of LabelClassifier or None
     virtual_estimators_ : list of LabelClassifier
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

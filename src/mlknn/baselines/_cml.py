@@ -131,6 +131,12 @@ class CML(BaselineClassifier):
     intercept_ : ndarray of shape (n_labels,)
     pair_coef_ : ndarray of shape (4 C(q, 2),)
     n_iter_ : int
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

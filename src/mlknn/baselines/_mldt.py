@@ -43,6 +43,12 @@ class MLDT(BaselineClassifier):
     Attributes
     ----------
     tree_ : DecisionTreeClassifier
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

@@ -61,6 +61,12 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         Theta.
     shared_coef_ : ndarray of shape (r, n_labels)
         V.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

@@ -53,6 +53,12 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
     sigma_ : float
     coef_ : ndarray of shape (L + 1, n_labels)
         Output weights; the last row is the bias.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

@@ -79,6 +79,12 @@ class LabelPowerset(BaselineClassifier):
         Class c is the label set ``label_sets_[c]``.
     estimator_ : classifier or None
         None when training has a single label set.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------
@@ -169,6 +175,12 @@ class RAkEL(BaselineClassifier):
     label_frequency_ : ndarray of shape (n_labels,)
         Training frequency of each label: the score of a label that no labelset
         covers (possible when n * k < q, or by chance).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------
@@ -279,6 +291,12 @@ class RAkELd(BaselineClassifier):
     labelsets_ : list of ndarray
         The partition.
     estimators_ : list of (label_sets, classifier) pairs
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

@@ -155,6 +155,12 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     threshold_coef_ : ndarray of shape (n_labels,)
     threshold_intercept_ : float
     n_iter_ : int
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

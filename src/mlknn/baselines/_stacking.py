@@ -56,6 +56,12 @@ class StackedBinaryRelevance(BaselineClassifier):
         Level 1, fitted on all the training data.
     meta_ : BinaryRelevance
         Level 2.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------

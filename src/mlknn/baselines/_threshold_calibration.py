@@ -84,6 +84,12 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
     intercept_ : float
         b*.
     response_method_ : str
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_labels_ : int
+        Number of labels q.
+    classes_ : list of ndarray
+        ``[0, 1]`` for every label (scikit-learn's multi-label form).
 
     See Also
     --------
