@@ -29,9 +29,9 @@ from ..utils._param_validation import (
     _fit_context,
 )
 from ..utils._typing import ArrayLike, MatrixLike, NDArray
+from ..utils._validation import validate_features
 
 _T = TypeVar("_T")
-from ..utils._validation import validate_features
 
 #: dtypes accepted for X (others are converted to float64).
 _X_DTYPES = [np.float64, np.float32]

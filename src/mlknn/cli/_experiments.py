@@ -89,11 +89,11 @@ def reproduce_command(
     jobs: int = typer.Option(1, "--jobs", "-j", help="Fold tasks in parallel."),
 ):
     """Run a paper's protocol on the datasets present and compare with its tables, cell by cell."""
+    import sys
+
     from ..experiments import reproduce
     from ..experiments._presets import get_preset
     from ._run import RichProgress
-
-    import sys
 
     # A pipe or a log file gets rich's 80 columns by default: too narrow for the cells.
     console = Console(width=None if sys.stdout.isatty() else 170)

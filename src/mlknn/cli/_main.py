@@ -16,7 +16,7 @@ try:
     from rich.console import Console
 except ImportError:  # pragma: no cover - typer and rich are core dependencies
     print("The mlknn command needs typer and rich: pip install 'mlknn'", file=sys.stderr)
-    raise SystemExit(1)
+    raise SystemExit(1) from None
 
 from . import _datasets, _run
 
@@ -99,21 +99,21 @@ def _main(argv):
         raise
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted")
-        raise SystemExit(130)
+        raise SystemExit(130) from None
     except Exception as exc:  # noqa: BLE001 - the edge of the program
         # typer >= 0.20 vendors click; recognise its exceptions by their interface.
         if type(exc).__name__ == "Exit":
-            raise SystemExit(getattr(exc, "exit_code", 0))
+            raise SystemExit(getattr(exc, "exit_code", 0)) from None
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):
             exc.show()
-            raise SystemExit(exc.exit_code)
+            raise SystemExit(exc.exit_code) from None
         if type(exc).__name__ == "Abort":
             Console(stderr=True).print("aborted")
-            raise SystemExit(1)
+            raise SystemExit(1) from None
         if os.environ.get("MLKNN_DEBUG"):
             raise
         Console(stderr=True).print(error_line(exc), markup=False, highlight=False, soft_wrap=True)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -712,5 +712,6 @@ def _defaults(name):
     return cls().get_params()
 
 
-# The TOML reader lives in its own module; it is importable from here as before.
-from ._toml import config_from_dict, load_config  # noqa: F401  (re-exported)
+# The TOML reader lives in its own module (it imports this one); importable from here as
+# before, so the import comes last.
+from ._toml import config_from_dict, load_config  # noqa: E402, F401  (re-exported)

@@ -64,7 +64,7 @@ def label_contingency(Y):
     Y = check_label_matrix(Y, name="Y", accept_sparse=True)
     n, q = Y.shape
     if n == 0:
-        raise ValueError("Y must have at least one row; got shape (0, %d)." % q)
+        raise ValueError(f"Y must have at least one row; got shape (0, {q}).")
     if q > _MAX_LABELS:
         raise ValueError(
             f"label_contingency builds a dense (q, q) matrix; q = {q:,} labels exceeds {_MAX_LABELS:,} "
