@@ -86,6 +86,78 @@ def _registry_instances():
     return out
 
 
+def _fit_backend(cls, **kw):
+    from mlknn.datasets import make_multilabel
+
+    return cls(**kw).fit(make_multilabel(n_samples=40, n_features=5, n_labels=3, random_state=0).X)
+
+
+def _fit_reduction(cls):
+    from mlknn.datasets import make_multilabel
+    from mlknn.neighbors import BruteNeighbors, build_graph
+
+    X = make_multilabel(n_samples=40, n_features=5, n_labels=3, random_state=0).X
+    return cls(n_neighbors=5).fit(build_graph(BruteNeighbors().fit(X), n_neighbors=20), X)
+
+
+def _fit_preprocessor(make):
+    from mlknn.datasets import make_multilabel
+
+    data = make_multilabel(n_samples=40, n_features=5, n_labels=3, random_state=0)
+    return make(data.X, data.Y)
+
+
+def _other_fitted():
+    """Fitted backends, hubness reductions and preprocessing steps (built by the test)."""
+    from mlknn import hubness, neighbors
+    from mlknn import preprocessing as pre
+
+    return [
+        pytest.param(lambda: _fit_backend(neighbors.BruteNeighbors), id="BruteNeighbors"),
+        pytest.param(lambda: _fit_backend(neighbors.FaissIVFNeighbors, random_state=0), id="FaissIVFNeighbors"),
+        pytest.param(lambda: _fit_reduction(hubness.LocalScaling), id="LocalScaling"),
+        pytest.param(lambda: _fit_reduction(hubness.MutualProximity), id="MutualProximity"),
+        pytest.param(lambda: _fit_reduction(hubness.DisSimLocal), id="DisSimLocal"),
+        pytest.param(lambda: _fit_preprocessor(lambda X, Y: pre.FeatureScaler().fit(X)), id="FeatureScaler"),
+        pytest.param(lambda: _fit_preprocessor(lambda X, Y: pre.RareLabelFilter(2).fit(Y)), id="RareLabelFilter"),
+        pytest.param(
+            lambda: _fit_preprocessor(lambda X, Y: pre.MultiLabelChi2Selector(2).fit(X, Y)), id="MultiLabelChi2Selector"
+        ),
+        pytest.param(
+            lambda: _fit_preprocessor(lambda X, Y: pre.FoldPreprocessor("minmax", 2, 2).fit(X, Y)),
+            id="FoldPreprocessor",
+        ),
+    ]
+
+
+def _check_attributes(fitted):
+    """Documented ``attr_`` set (unless documented as set "only" sometimes), and set ones documented."""
+    ClassDoc = pytest.importorskip("numpydoc.docscrape", reason="pip install numpydoc (in the dev extra)").ClassDoc
+    documented = {
+        name.strip(): " ".join(attr.desc) + " " + attr.type
+        for attr in ClassDoc(type(fitted))["Attributes"]
+        for name in attr.name.split(",")
+    }
+    missing = [
+        name for name, desc in documented.items()
+        if name.endswith("_") and not hasattr(fitted, name) and "only" not in desc
+    ]  # fmt: skip
+    assert not missing, f"{type(fitted).__name__} documents {missing} but fit does not set them"
+    # and the other way round: what fit sets is documented (feature_names_in_ is scikit-learn's)
+    undocumented = [
+        name for name in vars(fitted)
+        if name.endswith("_") and not name.startswith("_") and name not in documented
+        and name != "feature_names_in_"
+    ]  # fmt: skip
+    assert not undocumented, f"{type(fitted).__name__}.fit sets {undocumented}, not in its Attributes"
+
+
+@pytest.mark.parametrize("make_fitted", _other_fitted())
+def test_documented_fitted_attributes_of_other_steps(make_fitted):
+    """As below, for the neighbour backends, hubness reductions and preprocessing steps."""
+    _check_attributes(make_fitted())
+
+
 @pytest.mark.parametrize("estimator", _registry_instances())
 def test_documented_fitted_attributes_exist(estimator):
     """Every ``attr_`` of a registered estimator's Attributes section is set by ``fit``, unless
@@ -94,26 +166,8 @@ def test_documented_fitted_attributes_exist(estimator):
 
     from mlknn.datasets import make_multilabel
 
-    ClassDoc = pytest.importorskip("numpydoc.docscrape", reason="pip install numpydoc (in the dev extra)").ClassDoc
-
     data = make_multilabel(n_samples=40, n_features=5, n_labels=3, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tiny data: convergence and scale warnings are expected
         estimator.fit(data.X, data.Y)
-    documented = {
-        name.strip(): " ".join(attr.desc) + " " + attr.type
-        for attr in ClassDoc(type(estimator))["Attributes"]
-        for name in attr.name.split(",")
-    }
-    missing = [
-        name for name, desc in documented.items()
-        if name.endswith("_") and not hasattr(estimator, name) and "only" not in desc
-    ]  # fmt: skip
-    assert not missing, f"{type(estimator).__name__} documents {missing} but fit does not set them"
-    # and the other way round: what fit sets is documented (feature_names_in_ is scikit-learn's)
-    undocumented = [
-        name for name in vars(estimator)
-        if name.endswith("_") and not name.startswith("_") and name not in documented
-        and name != "feature_names_in_"
-    ]  # fmt: skip
-    assert not undocumented, f"{type(estimator).__name__}.fit sets {undocumented}, not in its Attributes"
+    _check_attributes(estimator)

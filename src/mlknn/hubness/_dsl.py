@@ -34,6 +34,8 @@ class DisSimLocal(_GraphReduction):
     centroid_sqdist_ : ndarray of shape (n_train,)
         ``|x - c_k(x)|^2`` of every training point (leave-one-out neighbours).
     fit_graph_ : HubnessGraph
+    n_train_ : int
+        Number of training points of the fitted graph.
 
     See Also
     --------

@@ -32,6 +32,8 @@ class LocalScaling(_GraphReduction):
         d_k(x) of every training point.
     fit_graph_ : HubnessGraph
         The re-ranked leave-one-out graph.
+    n_train_ : int
+        Number of training points of the fitted graph.
 
     See Also
     --------

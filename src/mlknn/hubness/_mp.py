@@ -56,6 +56,8 @@ class MutualProximity(_GraphReduction):
         Gaussian model only: each training point's distance mean and std over the
         other training points.
     fit_graph_ : HubnessGraph
+    n_train_ : int
+        Number of training points of the fitted graph.
 
     See Also
     --------

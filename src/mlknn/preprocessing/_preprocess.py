@@ -499,6 +499,12 @@ class FoldPreprocessor:
     label_support_, feature_support_ : ndarray of intp
     info_ : dict
         ``n_features`` and ``n_labels`` after preprocessing.
+    labels_ : RareLabelFilter
+        The fitted label filter.
+    selector_ : MultiLabelChi2Selector or None
+        The fitted feature selection (None without ``feature_selection``).
+    scaler_ : FeatureScaler
+        The fitted scaling.
 
     See Also
     --------
