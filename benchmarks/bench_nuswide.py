@@ -20,7 +20,6 @@ on the sampled test rows the macro AUC with the approximate graph vs the exact o
 """
 
 import numpy as np
-
 from _common import log, markdown_table, timed
 
 N_TRAIN, N_TEST, D, Q = 161_789, 107_859, 128, 81
@@ -77,7 +76,10 @@ def run(backends=("hnswlib", "faiss-ivf", "faiss-hnsw"), k=10, n_sample=2000, sc
         t_train, g_train = timed(build_graph, index, None, k)
         t_test, g_test = timed(build_graph, index, Xt, k)
         clf = MLkNN(n_neighbors=k)
-        t_model, proba = timed(lambda: clf.fit_from_graph(g_train, Y, index=index).predict_proba_from_graph(g_test))
+        def fit_predict(clf=clf, g_train=g_train, index=index, g_test=g_test):
+            return clf.fit_from_graph(g_train, Y, index=index).predict_proba_from_graph(g_test)
+
+        t_model, proba = timed(fit_predict)
         total = t_index + t_train + t_test + t_model
         from mlknn.neighbors import NeighborGraph
 

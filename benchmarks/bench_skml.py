@@ -22,7 +22,6 @@ Why predictions differ (reported per variant):
 """
 
 import numpy as np
-
 from _common import log, markdown_table, timed
 
 

@@ -35,8 +35,6 @@ import argparse
 import bz2
 import contextlib
 import gzip
-import io
-import os
 import random
 import re
 import shutil

@@ -26,7 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-
 # Relative rounding error of the GEMM expansion that step 2 must cover.
 _GEMM_RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
 _METRICS = ("euclidean", "sqeuclidean", "cosine")

@@ -13,8 +13,7 @@ scaled inside each fold.
 import tempfile
 from pathlib import Path
 
-from mlknn.experiments import (ExperimentConfig, PreprocessingConfig, ProtocolConfig, ResultsDB,
-                               run_experiment)
+from mlknn.experiments import ExperimentConfig, PreprocessingConfig, ProtocolConfig, ResultsDB, run_experiment
 from mlknn.report import build_report
 
 config = ExperimentConfig(

@@ -12,7 +12,6 @@ neighbourhood size, and a test count above J gets the empty-bin likelihood.
 import math
 
 import numpy as np
-
 from reference_impls import loop_knn
 
 

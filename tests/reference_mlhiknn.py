@@ -199,11 +199,11 @@ def loop_secondary(method, X_train, X_query, k):
     for i in rows:
         if X_query is None:
             S = {j: D[j] for j in range(n)}  # the set
-            a_key, a = i, D[i]
+            a_key = i
         else:
             S = {j: D[j] for j in range(n)}
             S["t"] = list(map(float, np.asarray(X_query)[i]))
-            a_key, a = "t", S["t"]
+            a_key = "t"
         keys = list(S)
 
         def dists_from(key):

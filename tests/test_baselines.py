@@ -5,6 +5,13 @@ emotions benchmark against the per-label majority predictor."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_baselines import (
+    loop_classifier_chain,
+    loop_clr,
+    loop_min_threshold_errors,
+    loop_rakel_vote,
+    loop_threshold_errors,
+)
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, train_test_split
@@ -36,13 +43,6 @@ from mlknn.baselines import (
 from mlknn.baselines._base import LabelClassifier
 from mlknn.baselines._threshold import fit_threshold_model, threshold_targets
 from mlknn.utils._param_validation import InvalidParameterError
-from reference_baselines import (
-    loop_classifier_chain,
-    loop_clr,
-    loop_min_threshold_errors,
-    loop_rakel_vote,
-    loop_threshold_errors,
-)
 
 
 def tree():

@@ -5,14 +5,6 @@ toy problems whose answer is known by construction."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.optimize import check_grad
-from sklearn.metrics.pairwise import polynomial_kernel
-
-from mlknn.baselines import BPMLL, CML, MLDT, MLLS, MLRBF, AdaBoostMH, RankSVM
-from mlknn.baselines._adaboost import _sorted_features, best_stump
-from mlknn.baselines._bpmll import bpmll_loss_grad
-from mlknn.baselines._cml import cml_loss_grad, pair_features
-from mlknn.baselines._ranksvm import huber_hinge, ranking_pairs, ranksvm_loss_grad
 from reference_baselines import (
     loop_adaboost_mh,
     loop_best_split,
@@ -23,6 +15,14 @@ from reference_baselines import (
     loop_mlrbf_sigma,
     loop_ranksvm_objective,
 )
+from scipy.optimize import check_grad
+from sklearn.metrics.pairwise import polynomial_kernel
+
+from mlknn.baselines import BPMLL, CML, MLDT, MLLS, MLRBF, AdaBoostMH, RankSVM
+from mlknn.baselines._adaboost import _sorted_features, best_stump
+from mlknn.baselines._bpmll import bpmll_loss_grad
+from mlknn.baselines._cml import cml_loss_grad, pair_features
+from mlknn.baselines._ranksvm import huber_hinge, ranking_pairs, ranksvm_loss_grad
 
 
 @pytest.fixture

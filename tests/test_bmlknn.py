@@ -1,12 +1,12 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_bmlknn import loop_bmlknn, loop_nc
 from sklearn.base import clone
 
 from mlknn import MLkNN
 from mlknn.algorithms._bmlknn import BMLkNN, NeighborhoodClassifier
 from mlknn.neighbors import BruteNeighbors, build_graph
-from reference_bmlknn import loop_bmlknn, loop_nc
 
 
 def _kth_quantile(X, k, q):

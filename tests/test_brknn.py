@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_brknn import loop_brknn
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
 from mlknn import BRkNN, BRkNNa, BRkNNb
 from mlknn.algorithms._kernels import neighbor_label_counts
 from mlknn.neighbors import BruteNeighbors, NeighborGraph, build_graph
-from reference_brknn import loop_brknn
 
 VARIANTS = [(BRkNN, "none"), (BRkNNa, "a"), (BRkNNb, "b")]
 

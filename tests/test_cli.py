@@ -180,7 +180,7 @@ def test_warnings_print_as_one_line_without_library_paths(capsys, tmp_path):
     from mlknn.cli import _main
 
     def boom():
-        warnings.warn("first line\nsecond line", UserWarning)
+        warnings.warn("first line\nsecond line", UserWarning, stacklevel=2)
 
     with warnings.catch_warnings():
         warnings.showwarning = _main._show_warning

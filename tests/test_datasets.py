@@ -2,7 +2,6 @@
 
 import gzip
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -358,7 +357,7 @@ def test_truncated_gzip(tmp_path):
 
 def test_bad_xml(tmp_path):
     path = write(tmp_path, "toy.arff", DENSE_MULAN)
-    xml = write(tmp_path, "toy.xml", '<labels xmlns="x">\n<label name="labA">\n</labels>\n')
+    write(tmp_path, "toy.xml", '<labels xmlns="x">\n<label name="labA">\n</labels>\n')
     with pytest.raises(DatasetFormatError) as info:
         load(path)
     assert "toy.xml" in str(info.value)

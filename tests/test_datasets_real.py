@@ -24,7 +24,7 @@ NAMES = list(MANIFEST) or ["<MLKNN_DATA unset>"]
 SPLIT_NAMES = [n for n, r in MANIFEST.items() if r["splits"]] or ["<MLKNN_DATA unset>"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cached(name, split=None):
     # Several tests look at the same dataset; load each file once per session.
     return load(name, split=split)

@@ -30,6 +30,8 @@ from mlknn.distributed import (  # noqa: E402
     DistributedKNN,
     kneighbors_graph,
     merge_topk,
+)
+from mlknn.distributed import (  # noqa: E402
     run_experiment as run_distributed,
 )
 from mlknn.experiments import ExperimentConfig, ProtocolConfig, ResultsDB, run_experiment  # noqa: E402
@@ -252,8 +254,9 @@ def test_estimator_dask_and_sparse_inputs(client):
 
 
 def test_estimator_errors(client):
-    from mlknn.baselines import BinaryRelevance
     from sklearn.exceptions import NotFittedError
+
+    from mlknn.baselines import BinaryRelevance
 
     X, Y, Q = _problem()
     with pytest.raises(TypeError, match="kNN estimator"):

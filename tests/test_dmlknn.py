@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_dmlknn import loop_dmlknn
 from sklearn.base import clone
 
 from mlknn import MLkNN
 from mlknn.algorithms import _dmlknn
 from mlknn.algorithms._dmlknn import DMLkNN
 from mlknn.neighbors import BruteNeighbors, build_graph
-from reference_dmlknn import loop_dmlknn
 
 
 def _check_against_loop(X, Y, Xq, k, delta, s, variant="paper"):

@@ -21,6 +21,7 @@ from mlknn.metrics import (
     METRIC_NAMES,
     MetricSkippedWarning,
     UndefinedMetricWarning,
+    _evaluate_at_k,
     evaluate,
     inverse_propensity,
     ndcg_at_k,
@@ -29,7 +30,6 @@ from mlknn.metrics import (
     psprecision_at_k,
     recall_at_k,
 )
-from mlknn.metrics import _evaluate_at_k
 from mlknn.utils._param_validation import InvalidParameterError
 
 sys.path.insert(0, str(Path(__file__).parent))

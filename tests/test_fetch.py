@@ -19,8 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from mlknn.datasets import ChecksumError, FetchError, fetch, fetchable_datasets, load
-from mlknn.datasets import _fetch
+from mlknn.datasets import ChecksumError, FetchError, _fetch, fetch, fetchable_datasets, load
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -32,8 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mlknn.datasets import DatasetFormatError, load, load_arff
-from mlknn.datasets import _arff
+from mlknn.datasets import DatasetFormatError, _arff, load, load_arff
 
 _BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_loaders.py"
 _spec = importlib.util.spec_from_file_location("mlknn_fuzz_loaders", _BENCH)

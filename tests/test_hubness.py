@@ -2,6 +2,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.stats
+from reference_impls import loop_knn, loop_mlknn
+from reference_mlhiknn import loop_hubness_measures, loop_k_occurrence, loop_rerank, loop_secondary
 
 from mlknn import MLkNN
 from mlknn.hubness import (
@@ -17,8 +19,6 @@ from mlknn.hubness import (
     skewness,
 )
 from mlknn.neighbors import BruteNeighbors, NeighborGraph, build_graph
-from reference_impls import loop_knn, loop_mlknn
-from reference_mlhiknn import loop_hubness_measures, loop_k_occurrence, loop_rerank, loop_secondary
 
 METHODS = {
     "ls": lambda k, nc: LocalScaling(k, n_candidates=nc),

@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_iblr import loop_iblr, loop_meta_features
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
@@ -11,7 +12,6 @@ from sklearn.model_selection import train_test_split
 from mlknn import IBLR
 from mlknn.algorithms._iblr import IllPosedFitWarning
 from mlknn.neighbors import BruteNeighbors, NeighborGraph, build_graph
-from reference_iblr import loop_iblr, loop_meta_features
 
 
 def graph_of(indices, loo=False):

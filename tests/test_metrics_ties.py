@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from reference_ties import mulan_order, ref_ranking
 
 from mlknn.metrics import average_precision, coverage, evaluate, one_error, ranking_loss
 from mlknn.metrics._ranking import _mulan_order
-from reference_ties import mulan_order, ref_ranking
 
 RULES = ("pessimistic", "average", "optimistic", "mulan")
 

@@ -2,14 +2,14 @@ import math
 
 import numpy as np
 import pytest
+from reference_impls import loop_knn
+from reference_mlhiknn import EXACT_LOGISTIC, loop_mlhiknn
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from mlknn.algorithms._mlhiknn import MLHiKNN, distance_weights, fuzzy_weight, hubness_weights
 from mlknn.neighbors import BruteNeighbors, build_graph
-from reference_impls import loop_knn
-from reference_mlhiknn import EXACT_LOGISTIC, loop_mlhiknn
 
 TOL = 1e-10
 #: Probabilities after the logistic regressions: the solver's stated tolerance

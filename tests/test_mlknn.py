@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_impls import loop_mlknn
 from sklearn.base import clone
 
 from mlknn import MLkNN
 from mlknn.neighbors import BruteNeighbors
-from reference_impls import loop_mlknn
 
 
 @pytest.mark.parametrize("k,s", [(1, 1.0), (5, 1.0), (10, 0.5), (7, 0.0)])

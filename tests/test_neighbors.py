@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference_impls import loop_knn
 from sklearn.neighbors import NearestNeighbors
 
 from mlknn.neighbors import BruteNeighbors, NeighborGraph, build_graph, get_backend
-from reference_impls import loop_knn
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

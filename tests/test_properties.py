@@ -197,7 +197,9 @@ def test_label_permutation_equivariance(name):
         X, Y, Xq = problem
         q = Y.shape[1]
         perm = np.array(rnd.sample(range(q), q))
-        fp = lambda X, Y, Q: fit_predict(name, X, Y, Q)
+        def fp(X, Y, Q):
+            return fit_predict(name, X, Y, Q)
+
         assert_label_equivariant(fp, X, Y, Xq, perm, check_predict=name not in PREDICT_TIE_BY_LABEL_INDEX)
 
     check()
@@ -240,7 +242,9 @@ def test_row_permutation_invariance_without_ties(name):
         X, Y, Xq = problem
         n = X.shape[0]
         perm = np.array(rnd.sample(range(n), n))
-        fp = lambda X, Y, Q: fit_predict(name, X, Y, Q)
+        def fp(X, Y, Q):
+            return fit_predict(name, X, Y, Q)
+
         assert_row_invariant(fp, X, Y, np.vstack([Xq, X]), perm)
 
     check()

@@ -20,7 +20,6 @@ runs code when it is loaded: never load one from an untrusted source.
 
 import hashlib
 import importlib
-import io
 import json
 import os
 import zipfile

@@ -80,9 +80,9 @@ Notes
 
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._contingency import label_contingency
 from ._evaluate import GREATER_IS_BETTER, METRIC_NAMES, evaluate
 from ._evaluate_at_k import EvaluationResult, MetricSkippedWarning
-from ._contingency import label_contingency
 from ._example_based import (
     example_accuracy,
     example_f1,
