@@ -276,7 +276,8 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     train_sizes_ : ndarray of shape (n_train,)
         ``|N_delta(x)|`` of every training instance (leave-one-out).
     prior_ : ndarray of shape (n_labels,)
-    cond_prob_true_, cond_prob_false_ : ndarray of shape (max_count_ + 1, n_labels)
+    cond_prob_true_, cond_prob_false_ : ndarray of shape (J + 1, n_labels)
+        Count posteriors for counts 0..J, J = ``max_count_``.
     nn_ : fitted neighbour backend
     n_labels_ : int
     n_features_in_ : int

@@ -101,7 +101,7 @@ class DMLkNN(KNNMultiLabelBase):
     likelihoods (steps 14-15) and the evidence counts are the same in both.
 
     **Cost** (n training rows, k neighbours, q labels, Z <= nnz(counting
-    vectors) <= min(n q, n k |Y|_row) the non-zero training counts, G <= n the
+    vectors) <= min(n q, n k ``|Y|_row``) the non-zero training counts, G <= n the
     distinct training counting vectors, C <= q k the (label, count) pairs that
     occur): fit O(n k q) for the dense counting vectors plus O(n q log n) to
     group them; each distinct query vector O(Z + G + C + q). The output

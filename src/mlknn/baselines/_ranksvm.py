@@ -43,7 +43,7 @@ def huber_hinge(
 
 
 def ranking_pairs(Y: NDArray[Any], chunk: int = 4096) -> Any:
-    """All (i, j, k) with y_ij = 1 and y_ik = 0, and the weights 1 / (|Y_i| |Ybar_i|).
+    """All (i, j, k) with y_ij = 1 and y_ik = 0, and the weights ``1 / (|Y_i| |Ybar_i|)``.
 
     Vectorised per block of ``chunk`` instances (the block loop bounds the
     (chunk, q, q) mask). Instances with no relevant or no irrelevant label give
@@ -100,7 +100,7 @@ def ranksvm_loss_grad(
 class RankSVM(DecisionScoresMixin, BaselineClassifier):
     """Rank-SVM (Knowl 13, Elisseeff and Weston 2002) with its stacking threshold.
 
-    Minimises, over q linear scorers ``f_j(x) = <w_j, phi(x)> + b_j``,
+    Minimises, over q linear scorers ``f_j(x) = <w_j, phi(x)> + b_j``::
 
         sum_j ||w_j||^2 + C sum_i 1/(|Y_i| |Ybar_i|) sum_{(j, k) in Y_i x Ybar_i} l(f_j(x_i) - f_k(x_i))
 
@@ -125,7 +125,7 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     as scikit-learn expects), ``predict_proba`` is ``logistic(f(x) - t(x))`` (a
     monotone score, not a probability) and ``label_scores`` the raw f(x).
 
-    Limitations: the pairs are materialised (memory O(sum_i |Y_i| |Ybar_i|));
+    Limitations: the pairs are materialised (memory ``O(sum_i |Y_i| |Ybar_i|)``);
     fine for emotions, scene and yeast, too big for label-rich sets like delicious.
 
     Parameters

@@ -36,7 +36,7 @@ Label conventions
   both sides. A ``-C q`` in a MULAN ``@relation`` is ignored (it is wrong for
   ``medical`` and ``llog``).
 * MEKA files: ``-C q`` in the ``@relation`` name; q > 0 means the first q
-  attributes, q < 0 the last |q|.
+  attributes, q < 0 the last ``|q|``.
 * The columns of ``Y`` follow the ARFF attribute order (not the XML order,
   which differs for yeast and enron); ``label_names`` gives that order.
 * Names are returned with ARFF backslash escapes removed
@@ -138,7 +138,7 @@ def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False
         (``Corel5k-train-sparse.arff`` -> ``Corel5k.xml``).
     n_labels : int, default=None
         MEKA-style label count overriding the file: q > 0 takes the first q
-        attributes as labels, q < 0 the last |q|. When None and no XML is
+        attributes as labels, q < 0 the last ``|q|``. When None and no XML is
         found, MEKA's ``-C q`` in the ``@relation`` name is used.
     nominal : {"weka", "onehot"}, default="weka"
         Encoding of nominal features with three or more values, as in
