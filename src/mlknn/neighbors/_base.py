@@ -6,7 +6,7 @@ following scikit-learn's contract: returns ``(distances, indices)``, each of sha
 training set (each point's own index excluded, duplicates kept).
 """
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -81,7 +81,7 @@ class NeighborsIndex(Protocol):
 #: The one registry of backends: name -> {"factory", "exact", "requires"}. Read by
 #: :func:`get_backend` and, through :class:`RegisteredBackend`, by the estimators'
 #: parameter validation (``neighbors=``), so a registered name works everywhere.
-_REGISTRY = {}
+_REGISTRY: dict[str, dict[str, Any]] = {}
 
 
 @validate_params(
