@@ -47,7 +47,9 @@ def _functions(module):
             for name, member in vars(obj).items():
                 # Plain, static and class methods, and property getters.
                 func = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
-                if inspect.isfunction(func):
+                # Only those written in the module (not typing.Protocol's injected
+                # methods, nor the ones @dataclass generates).
+                if inspect.isfunction(func) and func.__code__.co_filename == module.__file__:
                     yield f"{obj.__qualname__}.{name}", func
 
 

@@ -39,10 +39,14 @@ the same time.
 import csv
 import datetime as _dt
 import math
+import os
 import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
 
-from ..model_selection import decode_indices, encode_indices
+from ..model_selection import Fold, decode_indices, encode_indices
 from ..model_selection._split import indices_checksum
 
 #: 2: the ``warnings`` table (added to a version-1 database when it is opened).
@@ -94,7 +98,7 @@ class FoldMismatchError(ValueError):
     """The folds stored in the database differ from the ones computed now."""
 
 
-def _version():
+def _version() -> str:
     try:
         from .. import __version__
 
@@ -126,7 +130,7 @@ class ResultsDB:
     (0, [])
     """
 
-    def __init__(self, path, timeout=120.0):
+    def __init__(self, path: str | os.PathLike[str], timeout: float = 120.0) -> None:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             raise FileNotFoundError(f"The folder of the results database {str(self.path)!r} does not exist.")
@@ -146,23 +150,27 @@ class ResultsDB:
             self.conn.execute("ROLLBACK")
             raise
 
-    def _begin(self):
+    def _begin(self) -> None:
         # IMMEDIATE takes the write lock at once (waiting up to the busy timeout),
         # so a transaction never fails half-way on a lock upgrade.
         self.conn.execute("BEGIN IMMEDIATE")
 
-    def close(self):
+    def close(self) -> None:
         """Close the connection (also done on leaving a ``with`` block)."""
         self.conn.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(
+        self, *exc: type[BaseException] | BaseException | TracebackType | None
+    ) -> None:
         self.close()
 
     # ----------------------------------------------------------------- folds
-    def record_folds(self, dataset, protocol, prefilter, folds, n_samples):
+    def record_folds(
+        self, dataset: str, protocol: str, prefilter: str, folds: Iterable[Fold], n_samples: int
+    ) -> None:
         """Store the folds of one dataset, or check them against the stored ones.
 
         Parameters
@@ -216,7 +224,7 @@ class ResultsDB:
                 self.conn.execute("ROLLBACK")
                 raise
 
-    def folds(self, dataset=None):
+    def folds(self, dataset: str | None = None) -> list[dict[str, Any]]:
         """The stored folds: list of dicts with decoded ``train`` / ``test`` indices.
 
         Parameters
@@ -231,7 +239,7 @@ class ResultsDB:
             ``n_samples``, ``train``, ``test`` (ndarrays of row indices), ``checksum``.
         """
         sql = "SELECT dataset, protocol, prefilter, repeat, fold, n_samples, train, test, checksum FROM folds"
-        args = ()
+        args: tuple[Any, ...] = ()
         if dataset is not None:
             sql += " WHERE dataset = ?"
             args = (dataset,)
@@ -244,7 +252,7 @@ class ResultsDB:
         return out
 
     # --------------------------------------------------------------- results
-    def done_cells(self, datasets=None):
+    def done_cells(self, datasets: Iterable[str] | None = None) -> set[tuple[Any, ...]]:
         """Set of cell keys (tuples in :data:`CELL_COLUMNS` order) already stored.
 
         Parameters
@@ -258,14 +266,16 @@ class ResultsDB:
             One key per stored cell.
         """
         sql = f"SELECT DISTINCT {', '.join(CELL_COLUMNS)} FROM results"
-        args = ()
+        args: tuple[Any, ...] = ()
         if datasets is not None:
             datasets = list(datasets)
             sql += f" WHERE dataset IN ({','.join('?' * len(datasets))})"
             args = tuple(datasets)
         return set(self.conn.execute(sql, args))
 
-    def write_cells(self, rows, warnings=()):
+    def write_cells(
+        self, rows: Sequence[dict[str, Any]], warnings: Sequence[dict[str, Any]] = ()
+    ) -> int:
         """Write the rows of one or more finished cells in ONE transaction.
 
         Parameters
@@ -313,7 +323,7 @@ class ResultsDB:
             raise
         return inserted
 
-    def count(self):
+    def count(self) -> int:
         """Number of result rows (one per cell and metric).
 
         Returns
@@ -321,9 +331,9 @@ class ResultsDB:
         int
             The row count of the ``results`` table.
         """
-        return self.conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        return int(self.conn.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
-    def rows(self, where=None, args=()):
+    def rows(self, where: str | None = None, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """All result rows as dicts (``value`` NaN where stored as NULL).
 
         Parameters
@@ -352,7 +362,7 @@ class ResultsDB:
             out.append(d)
         return out
 
-    def warnings(self, dataset=None, algorithm=None):
+    def warnings(self, dataset: str | None = None, algorithm: str | None = None) -> list[dict[str, Any]]:
         """The warnings recorded with the cells (what fitting, predicting... raised).
 
         Parameters
@@ -388,7 +398,7 @@ class ResultsDB:
         sql += " ORDER BY dataset, algorithm, params, protocol, repeat, fold, stage, category, message"
         return [dict(zip(WARNING_COLUMNS, row)) for row in self.conn.execute(sql, args)]
 
-    def to_csv(self, path):
+    def to_csv(self, path: str | os.PathLike[str]) -> int:
         """Export every result row to CSV (header :data:`RESULT_COLUMNS`). Returns the row count.
 
         Parameters

@@ -6,7 +6,8 @@ following scikit-learn's contract: returns ``(distances, indices)``, each of sha
 training set (each point's own index excluded, duplicates kept).
 """
 
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_params,
 )
+from ..utils._typing import MatrixLike
 from ._graph import NeighborGraph
 
 
@@ -41,7 +43,7 @@ class NeighborsIndex(Protocol):
     True
     """
 
-    def fit(self, X):
+    def fit(self, X: MatrixLike) -> Self:
         """Index the training points.
 
         Parameters
@@ -56,7 +58,9 @@ class NeighborsIndex(Protocol):
         """
         ...
 
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int | None = None, return_distance: bool = True
+    ) -> Any:
         """The k nearest training points of each query, by (distance, training index).
 
         Parameters
@@ -93,7 +97,9 @@ _REGISTRY: dict[str, dict[str, Any]] = {}
     },
     prefer_skip_nested_validation=True,
 )
-def register_backend(name, factory, *, exact, requires=None):
+def register_backend(
+    name: str, factory: Callable[..., Any], *, exact: bool, requires: str | None = None
+) -> None:
     """Register a backend factory under ``name``.
 
     After registration every kNN estimator accepts ``neighbors=name`` (their
@@ -153,15 +159,15 @@ class RegisteredBackend(StrOptions):
     (True, False)
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__({"auto"})
 
     @property
-    def options(self):
+    def options(self) -> set[str]:
         return {"auto", *_REGISTRY}
 
     @options.setter
-    def options(self, value):  # StrOptions.__init__ assigns it; the registry is the truth
+    def options(self, value: object) -> None:  # StrOptions.__init__ assigns it; the registry is the truth
         pass
 
 
@@ -169,7 +175,7 @@ class RegisteredBackend(StrOptions):
 NEIGHBORS_CONSTRAINT = [RegisteredBackend(), HasMethods(["fit", "kneighbors"])]
 
 
-def available_backends():
+def available_backends() -> list[str]:
     """Names of the backends whose dependencies are importable here.
 
     Returns
@@ -197,7 +203,14 @@ def available_backends():
     return names
 
 
-def get_backend(neighbors="brute", *, metric="euclidean", n_jobs=None, random_state=None, **params):
+def get_backend(
+    neighbors: Any = "brute",
+    *,
+    metric: str = "euclidean",
+    n_jobs: int | None = None,
+    random_state: Any = None,
+    **params: Any,
+) -> Any:
     """Return an unfitted backend for a name or a user object.
 
     Parameters
@@ -256,7 +269,7 @@ def get_backend(neighbors="brute", *, metric="euclidean", n_jobs=None, random_st
         return copy.deepcopy(neighbors)
 
 
-def _auto_backend():
+def _auto_backend() -> str:
     # Exact search only: "auto" must never change results. Measured (benchmarks/,
     # docs/performance.md): mlknn's brute kernel is as fast as or faster than faiss's
     # exact flat index plus exact re-ranking at n = 5k-50k, d = 120 (faiss / brute
@@ -268,7 +281,7 @@ def _auto_backend():
     return "brute"
 
 
-def is_exact(neighbors):
+def is_exact(neighbors: Any) -> bool:
     """Whether the backend named (or given) returns exact neighbours.
 
     Parameters
@@ -296,7 +309,7 @@ def is_exact(neighbors):
     if isinstance(neighbors, str):
         if neighbors == "auto":
             return True
-        return _REGISTRY.get(neighbors, {}).get("exact", False)
+        return bool(_REGISTRY.get(neighbors, {}).get("exact", False))
     return bool(getattr(neighbors, "exact", False))
 
 
@@ -308,7 +321,7 @@ def is_exact(neighbors):
     },
     prefer_skip_nested_validation=True,
 )
-def build_graph(index, X=None, n_neighbors=10):
+def build_graph(index: Any, X: MatrixLike = None, n_neighbors: int = 10) -> NeighborGraph:
     """Query a fitted backend and wrap the answer as a :class:`NeighborGraph`.
 
     Parameters

@@ -8,17 +8,20 @@ leave-one-out (only the point's own index excluded; duplicates kept).
 """
 
 from numbers import Integral
+from typing import Any, overload
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
+
+from ..utils._typing import MatrixLike, NDArray
 
 #: The metrics of mlknn's own kernels (``cosine`` = ``1 - cos``, computed as half the
 #: squared Euclidean distance of the L2-normalised rows).
 METRICS = ("euclidean", "sqeuclidean", "cosine")
 
 
-def check_metric(metric, where):
+def check_metric(metric: str, where: str) -> str:
     """``metric`` if it is one of :data:`METRICS`, else a ValueError naming ``where``."""
     if metric not in METRICS:
         raise ValueError(
@@ -27,7 +30,7 @@ def check_metric(metric, where):
     return metric
 
 
-def check_n_neighbors(n_neighbors, n_samples_fit, loo):
+def check_n_neighbors(n_neighbors: int, n_samples_fit: int, loo: bool) -> int:
     """``n_neighbors`` as an int in ``[1, n_samples_fit]`` (``n_samples_fit - 1`` for
     leave-one-out), else a ValueError stating the rule and the value.
 
@@ -73,7 +76,7 @@ def check_n_neighbors(n_neighbors, n_samples_fit, loo):
     return int(n_neighbors)
 
 
-def check_query_features(Q, n_features_in):
+def check_query_features(Q: MatrixLike, n_features_in: int) -> MatrixLike:
     """Raise unless the queries have the index's number of features."""
     if Q.shape[1] != n_features_in:
         raise ValueError(
@@ -82,7 +85,9 @@ def check_query_features(Q, n_features_in):
     return Q
 
 
-def prepare_points(X, metric, *, accept_sparse=True, order=None):
+def prepare_points(
+    X: MatrixLike, metric: str, *, accept_sparse: bool = True, order: str | None = None
+) -> MatrixLike:
     """Points as the kernels read them: float32/float64, canonical CSR when sparse
     (duplicates summed, indices sorted), L2-normalised rows for ``cosine``."""
     from ._exact_kernel import _l2_normalize
@@ -97,7 +102,19 @@ def prepare_points(X, metric, *, accept_sparse=True, order=None):
     return X
 
 
-def drop_own_index(ind, own, dist=None):
+@overload
+def drop_own_index(ind: NDArray[Any], own: NDArray[Any], dist: None = None) -> NDArray[Any]: ...
+
+
+@overload
+def drop_own_index(
+    ind: NDArray[Any], own: NDArray[Any], dist: NDArray[Any]
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+
+
+def drop_own_index(
+    ind: NDArray[Any], own: NDArray[Any], dist: NDArray[Any] | None = None
+) -> NDArray[Any] | tuple[NDArray[Any], NDArray[Any]]:
     """Leave-one-out rows from rows one wider: each row without its point's own index.
 
     The own index is removed wherever it appears (with duplicates at distance 0
@@ -137,11 +154,12 @@ def drop_own_index(ind, own, dist=None):
     keep = np.ones_like(is_self)
     keep[np.arange(n), drop] = False
     if dist is None:
-        return ind[keep].reshape(n, w - 1)
+        only: NDArray[Any] = ind[keep].reshape(n, w - 1)
+        return only
     return dist[keep].reshape(n, w - 1), ind[keep].reshape(n, w - 1)
 
 
-def merge_topk(k, *parts):
+def merge_topk(k: int, *parts: tuple[NDArray[Any], NDArray[Any]]) -> tuple[NDArray[Any], NDArray[Any]]:
     """Merge partial top-k lists ``(distances, indices)`` by (distance, index).
 
     Parameters
@@ -175,7 +193,7 @@ def merge_topk(k, *parts):
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
 
-def resolve_n_jobs(n_jobs):
+def resolve_n_jobs(n_jobs: int | None) -> int:
     """Threads a backend uses for ``n_jobs``; the same rule on every backend.
 
     ``None``: as many as the process's BLAS thread pool holds (so a caller's

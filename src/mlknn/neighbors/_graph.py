@@ -1,8 +1,11 @@
 """The neighbour graph: the one object every kNN algorithm reads."""
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from ..utils._typing import ArrayLike, NDArray, SparseMatrix
 
 
 @dataclass(frozen=True)
@@ -31,11 +34,11 @@ class NeighborGraph:
     n_neighbors : int
     """
 
-    indices: np.ndarray
-    distances: np.ndarray
+    indices: NDArray[Any]
+    distances: NDArray[Any]
     loo: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.indices.shape != self.distances.shape or self.indices.ndim != 2:
             raise ValueError(
                 "NeighborGraph needs indices and distances of the same 2-D shape; got "
@@ -43,20 +46,20 @@ class NeighborGraph:
             )
 
     @property
-    def metric_distances(self):
+    def metric_distances(self) -> NDArray[Any]:
         """Distances in the units of the metric (``distances`` here; a hubness-reduced
         graph overrides it with its primary distances)."""
         return self.distances
 
     @property
-    def n_points(self):
-        return self.indices.shape[0]
+    def n_points(self) -> int:
+        return int(self.indices.shape[0])
 
     @property
-    def n_neighbors(self):
-        return self.indices.shape[1]
+    def n_neighbors(self) -> int:
+        return int(self.indices.shape[1])
 
-    def take(self, n_neighbors):
+    def take(self, n_neighbors: int) -> "NeighborGraph":
         """Return the graph restricted to the first ``n_neighbors`` columns.
 
         Parameters
@@ -79,7 +82,7 @@ class NeighborGraph:
             self.indices[:, :n_neighbors], self.distances[:, :n_neighbors], self.loo
         )
 
-    def to_csr(self, n_train, weights=None):
+    def to_csr(self, n_train: int, weights: ArrayLike | None = None) -> SparseMatrix:
         """The graph as a sparse (n_points, n_train) adjacency matrix.
 
         Parameters
@@ -96,7 +99,7 @@ class NeighborGraph:
         return knn_to_csr(self.indices, n_train, weights)
 
 
-def knn_to_csr(indices, n_cols, values=None):
+def knn_to_csr(indices: NDArray[Any], n_cols: int, values: ArrayLike | None = None) -> SparseMatrix:
     """A k-wide neighbour list as a sparse (n_rows, n_cols) matrix, one row per point.
 
     Parameters
