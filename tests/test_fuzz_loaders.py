@@ -500,11 +500,11 @@ def test_xml_entity_expansion_refused(tmp_path, bomb):
     import defusedxml
 
     xml = fl.BILLION_LAUGHS if bomb == "billion_laughs" else fl.QUADRATIC_BLOWUP
-    t0 = time.process_time()
+    # Refused, not expanded: the error's cause is defusedxml's refusal of the entity
+    # declarations themselves (raised before any expansion). time_limit is only a hang guard.
     with fl.time_limit(CASE_TIMEOUT), pytest.raises(DatasetFormatError, match=r"sp\.xml: unsafe MULAN XML refused") as info:
         load_arff(_mulan(tmp_path, xml))
     assert isinstance(info.value.__cause__, defusedxml.DefusedXmlException)
-    assert time.process_time() - t0 < 2.0  # refused, not expanded
 
 
 def test_xml_external_entity_not_read(tmp_path):
