@@ -30,26 +30,12 @@ freedom, i.e. the critical value of the Iman-Davenport statistic
 critical value.
 """
 
+from ._common import Q_ALPHA
 from ._cv_tests import corrected_resampled_ttest, cv_5x2_ttest, cv_ttest_vs_best
-from ._tests import (
-    Q_ALPHA,
-    FriedmanResult,
-    PairwiseWilcoxonResult,
-    SignTestResult,
-    TTestMarkers,
-    TTestResult,
-    WinTieLoss,
-    average_ranks,
-    friedman_from_ranks,
-    friedman_test,
-    nemenyi_cd,
-    paired_ttest,
-    pairwise_wilcoxon,
-    sign_test,
-    ttest_markers,
-    wilcoxon_signed_rank,
-    win_tie_loss,
-)
+from ._ranks import FriedmanResult, average_ranks, friedman_from_ranks, friedman_test, nemenyi_cd
+from ._sign import SignTestResult, WinTieLoss, sign_test, win_tie_loss
+from ._ttest import TTestMarkers, TTestResult, paired_ttest, ttest_markers
+from ._wilcoxon import PairwiseWilcoxonResult, pairwise_wilcoxon, wilcoxon_signed_rank
 
 __all__ = [
     "Q_ALPHA",

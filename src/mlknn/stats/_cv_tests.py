@@ -18,7 +18,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._tests import TTestResult, _check_alpha, _paired
+from ._common import _check_alpha, _paired
+from ._ttest import TTestResult
 
 
 def _two_sided(stat, df):
