@@ -1,0 +1,191 @@
+"""The protocol and preprocessing settings of an experiment (frozen dataclasses)."""
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+from ..model_selection import make_protocol
+from ._parsing import canonical_json
+
+
+@dataclass(frozen=True)
+class ProtocolConfig:
+    """Which splitter, with which seed (see :func:`mlknn.model_selection.make_protocol`).
+
+    Parameters
+    ----------
+    name : {"kfold", "5x2", "holdout"}, default="5x2"
+        The protocol.
+    n_splits, n_repeats : int, default=None
+        Override the protocol's folds and repetitions.
+    test_size : float, default=None
+        Override the hold-out test fraction.
+    stratify : bool, default=False
+        Iterative stratification on the labels.
+    seed : int, default=0
+        Seed of the whole protocol.
+    """
+
+    name: str = "5x2"
+    n_splits: int | None = None
+    n_repeats: int | None = None
+    test_size: float | None = None
+    stratify: bool = False
+    seed: int = 0
+
+    def splitter(self):
+        """The splitter of this protocol.
+
+        Returns
+        -------
+        RepeatedMultilabelKFold or RepeatedHoldout
+            From :func:`mlknn.model_selection.make_protocol`.
+        """
+        return make_protocol(
+            self.name,
+            n_splits=self.n_splits,
+            n_repeats=self.n_repeats,
+            test_size=self.test_size,
+            stratify=self.stratify,
+            random_state=self.seed,
+        )
+
+    def params(self):
+        """The protocol's name and its splitter's parameters.
+
+        Returns
+        -------
+        dict
+            ``protocol`` and the splitter's :meth:`params`.
+        """
+        return {"protocol": self.name, **self.splitter().params()}
+
+    def key(self):
+        """Identity of the folds in the results DB. ``n_repeats`` is left out: the
+        first r repetitions are the same whatever the number of repetitions, so
+        a run with more repetitions completes one with fewer.
+
+        Returns
+        -------
+        str
+            Canonical JSON of :meth:`params` without ``n_repeats``.
+        """
+        p = self.params()
+        p.pop("n_repeats", None)
+        return canonical_json(p)
+
+    def n_folds(self):
+        """Number of train/test splits (repetitions times folds).
+
+        Returns
+        -------
+        int
+            The splitter's ``get_n_splits()``.
+        """
+        return self.splitter().get_n_splits()
+
+
+_SCALINGS = ("none", "minmax", "zscore")
+_SCOPES = ("train", "dataset")
+
+
+@dataclass(frozen=True)
+class PreprocessingConfig:
+    """Preprocessing of one dataset.
+
+    Parameters
+    ----------
+    scaling : {"none", "minmax", "zscore"}
+        Fitted on each training part (sparse-safe, see
+        :class:`mlknn.preprocessing.FeatureScaler`).
+    feature_selection : float, int or None
+        Chi-square selection fitted on each training part: a fraction in (0, 1]
+        or a number of features; None keeps all.
+    min_label_count : int
+        Remove labels with fewer positive instances (0: keep all).
+    label_scope : {"train", "dataset"}
+        ``train``: labels are counted on each training part (nothing from the
+        test part is used). ``dataset``: counted once on the whole dataset, and
+        instances left without any label are dropped before splitting - what
+        seed 001's Table 1 shows (enron 35 labels, corel5k 153 labels and 4985
+        instances).
+    """
+
+    scaling: str = "none"
+    feature_selection: float | int | None = None
+    min_label_count: int = 0
+    label_scope: str = "train"
+
+    def __post_init__(self):
+        if self.scaling not in _SCALINGS:
+            raise ValueError(f"The 'scaling' parameter must be one of {_SCALINGS}. Got {self.scaling!r} instead.")
+        fs = self.feature_selection
+        if fs is not None:
+            if isinstance(fs, bool) or not isinstance(fs, (Integral, Real)):
+                raise ValueError(
+                    "The 'feature_selection' parameter must be None, a float in (0, 1] or an int >= 1. "
+                    f"Got {fs!r} instead."
+                )
+            if isinstance(fs, Integral) and fs < 1 or (not isinstance(fs, Integral) and not 0 < fs <= 1):
+                raise ValueError(
+                    "The 'feature_selection' parameter must be None, a float in (0, 1] or an int >= 1. "
+                    f"Got {fs!r} instead."
+                )
+        m = self.min_label_count
+        if isinstance(m, bool) or not isinstance(m, Integral) or m < 0:
+            raise ValueError(f"The 'min_label_count' parameter must be an int >= 0. Got {m!r} instead.")
+        if self.label_scope not in _SCOPES:
+            raise ValueError(
+                f"The 'label_scope' parameter must be one of {_SCOPES}. Got {self.label_scope!r} instead."
+            )
+
+    def params(self):
+        """The preprocessing as a dict (what the results record).
+
+        Returns
+        -------
+        dict
+            ``scaling``, ``feature_selection``, ``min_label_count``, ``label_scope``.
+        """
+        return {
+            "scaling": self.scaling,
+            "feature_selection": self.feature_selection,
+            "min_label_count": int(self.min_label_count),
+            "label_scope": self.label_scope,
+        }
+
+    def key(self):
+        """The preprocessing as canonical JSON (the ``preprocessing`` column of the results).
+
+        Returns
+        -------
+        str
+            :func:`canonical_json` of :meth:`params`.
+        """
+        return canonical_json(self.params())
+
+    def dataset_level(self):
+        """The part applied to the whole dataset before splitting (None if nothing).
+
+        Returns
+        -------
+        dict or None
+            ``min_label_count`` and ``drop_unlabelled`` when labels are filtered on
+            the whole dataset (``label_scope="dataset"``), else None.
+        """
+        if self.label_scope == "dataset" and self.min_label_count > 0:
+            return {"min_label_count": int(self.min_label_count), "drop_unlabelled": True}
+        return None
+
+    def fold_level(self):
+        """Keyword arguments of :class:`mlknn.preprocessing.FoldPreprocessor`.
+
+        Returns
+        -------
+        dict
+            ``scaling``, ``feature_selection`` and ``min_label_count``.
+        """
+        return {
+            "scaling": self.scaling,
+            "feature_selection": self.feature_selection,
+            "min_label_count": int(self.min_label_count) if self.label_scope == "train" else 0,
+        }
