@@ -14,19 +14,22 @@ correct for that:
 """
 
 import math
+from collections.abc import Mapping
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ._common import _check_alpha, _paired
 from ._ttest import TTestResult
 
 
-def _two_sided(stat, df):
+def _two_sided(stat: float, df: int) -> float:
     return float(2.0 * stats.t.sf(abs(stat), df))
 
 
-def cv_5x2_ttest(a, b, alpha=0.05):
+def cv_5x2_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult:
     """Dietterich's 5 x 2 cv paired t-test of a against b (two-tailed).
 
     With ``p_ij`` the difference of the two scores on fold j of repetition i,
@@ -83,7 +86,9 @@ def cv_5x2_ttest(a, b, alpha=0.05):
     return TTestResult(stat, pval, float(p.mean()), alpha, pval < alpha)
 
 
-def corrected_resampled_ttest(a, b, test_train_ratio, alpha=0.05):
+def corrected_resampled_ttest(
+    a: ArrayLike, b: ArrayLike, test_train_ratio: float, alpha: float = 0.05
+) -> TTestResult:
     """Nadeau and Bengio's corrected resampled t-test of a against b (two-tailed).
 
     ``t = mean(d) / sqrt((1 / J + n_test / n_train) * var(d))`` over the J
@@ -144,7 +149,14 @@ def corrected_resampled_ttest(a, b, test_train_ratio, alpha=0.05):
     return TTestResult(float(stat), pval, mean, alpha, pval < alpha)
 
 
-def cv_ttest_vs_best(scores, greater_is_better=True, alpha=0.05, *, test="5x2cv", test_train_ratio=1.0):
+def cv_ttest_vs_best(
+    scores: Mapping[str, ArrayLike],
+    greater_is_better: bool = True,
+    alpha: float = 0.05,
+    *,
+    test: Literal["5x2cv", "corrected"] = "5x2cv",
+    test_train_ratio: float = 1.0,
+) -> tuple[str, dict[str, float]]:
     """p-value of each algorithm against the best one by a cross-validation t-test.
 
     Parameters
@@ -191,9 +203,9 @@ def cv_ttest_vs_best(scores, greater_is_better=True, alpha=0.05, *, test="5x2cv"
         raise ValueError("cv_ttest_vs_best needs at least one algorithm.")
     if test not in ("5x2cv", "corrected"):
         raise ValueError(f"The 'test' parameter must be '5x2cv' or 'corrected'. Got {test!r} instead.")
-    means = np.array([np.mean(scores[n]) for n in names])
+    means = np.array([np.mean(np.asarray(scores[n])) for n in names])
     best = names[int(np.argmax(means) if greater_is_better else np.argmin(means))]
-    pvalues = {}
+    pvalues: dict[str, float] = {}
     for n in names:
         if n == best:
             pvalues[n] = float("nan")

@@ -1,15 +1,19 @@
 """Average ranks, the Friedman / Iman-Davenport test and Nemenyi's critical difference (Demsar 2006)."""
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from ._common import Q_ALPHA, _check_alpha, _table
 
 
-def average_ranks(table, greater_is_better=True):
+def average_ranks(
+    table: ArrayLike, greater_is_better: bool = True
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Rank the algorithms on every dataset (1 = best, ties get the average rank).
 
     Parameters
@@ -92,13 +96,15 @@ class FriedmanResult:
     critical_value: float
     alpha: float
     reject: bool
-    average_ranks: tuple
-    names: tuple
+    average_ranks: tuple[float, ...]
+    names: tuple[str, ...]
     n_datasets: int
     n_algorithms: int
 
 
-def friedman_from_ranks(avg_ranks, n_datasets, alpha=0.05, names=None):
+def friedman_from_ranks(
+    avg_ranks: ArrayLike, n_datasets: int, alpha: float = 0.05, names: Sequence[str] | None = None
+) -> FriedmanResult:
     """Friedman / Iman-Davenport statistics from average ranks.
 
     Parameters
@@ -134,8 +140,8 @@ def friedman_from_ranks(avg_ranks, n_datasets, alpha=0.05, names=None):
     k, N = R.size, int(n_datasets)
     if k < 2 or N < 2:
         raise ValueError(f"The Friedman test needs at least 2 algorithms and 2 datasets; got k = {k}, N = {N}.")
-    chi2 = 12.0 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4.0)
-    chi2 = max(float(chi2), 0.0)
+    chi2_raw = 12.0 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4.0)
+    chi2 = max(float(chi2_raw), 0.0)
     df1, df2 = k - 1, (k - 1) * (N - 1)
     denom = N * (k - 1) - chi2
     F_F = (N - 1) * chi2 / denom if denom > 1e-12 else math.inf
@@ -160,7 +166,9 @@ def friedman_from_ranks(avg_ranks, n_datasets, alpha=0.05, names=None):
     )
 
 
-def friedman_test(table, names=None, greater_is_better=True, alpha=0.05):
+def friedman_test(
+    table: ArrayLike, names: Sequence[str] | None = None, greater_is_better: bool = True, alpha: float = 0.05
+) -> FriedmanResult:
     """Friedman test with the Iman-Davenport F statistic (seed 001 Table 5).
 
     Parameters
@@ -205,7 +213,7 @@ def friedman_test(table, names=None, greater_is_better=True, alpha=0.05):
     return friedman_from_ranks(avg, T.shape[0], alpha, names)
 
 
-def nemenyi_cd(n_algorithms, n_datasets, alpha=0.05):
+def nemenyi_cd(n_algorithms: int, n_datasets: int, alpha: float = 0.05) -> float:
     """Nemenyi critical difference CD = q_alpha sqrt(k(k+1) / (6N)).
 
     Parameters

@@ -1,8 +1,11 @@
 """The sign test and win/tie/loss counts (seed 000 Table 11)."""
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from ._common import _check_alpha, _paired
@@ -31,13 +34,13 @@ class SignTestResult:
     wins: int
     losses: int
     ties: int
-    n: float
+    n: int
     pvalue: float
     alpha: float
     significant: bool
 
 
-def sign_test(a, b, greater_is_better=True, alpha=0.05):
+def sign_test(a: ArrayLike, b: ArrayLike, greater_is_better: bool = True, alpha: float = 0.05) -> SignTestResult:
     """Two-sided sign test over datasets (seed 000 Table 11; Demsar 2006, 3.1.3).
 
     Ties are split evenly between the two algorithms (one is dropped when their
@@ -103,13 +106,13 @@ class WinTieLoss:
         +1 where the row algorithm wins, -1 where it loses, 0 a tie.
     """
 
-    names: tuple
-    wins: np.ndarray
-    ties: np.ndarray
-    losses: np.ndarray
-    outcome: np.ndarray  # (n_datasets, m, m): +1 win of row, -1 loss, 0 tie
+    names: tuple[str, ...]
+    wins: NDArray[np.intp]
+    ties: NDArray[np.intp]
+    losses: NDArray[np.intp]
+    outcome: NDArray[np.int8]  # (n_datasets, m, m): +1 win of row, -1 loss, 0 tie
 
-    def as_strings(self):
+    def as_strings(self) -> dict[str, str]:
         """The counts as ``"wins/ties/losses"`` per algorithm (seed 001 Table 3).
 
         Returns
@@ -120,7 +123,13 @@ class WinTieLoss:
         return {n: f"{w}/{t}/{l}" for n, w, t, l in zip(self.names, self.wins, self.ties, self.losses)}
 
 
-def win_tie_loss(fold_scores, names=None, greater_is_better=True, alpha=0.05, test="wilcoxon"):
+def win_tie_loss(
+    fold_scores: Iterable[ArrayLike],
+    names: Sequence[str] | None = None,
+    greater_is_better: bool = True,
+    alpha: float = 0.05,
+    test: Literal["wilcoxon", "ttest"] = "wilcoxon",
+) -> WinTieLoss:
     """Pairwise tests on every dataset over its folds.
 
     Parameters

@@ -1,9 +1,11 @@
 """The paired t-test over folds and its win/loss markers (seed 000 sec. 5)."""
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ._common import _check_alpha, _paired
@@ -34,7 +36,7 @@ class TTestResult:
     significant: bool
 
 
-def paired_ttest(a, b, alpha=0.05):
+def paired_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult:
     """Two-tailed paired t-test (seed 000, Tables 4-9).
 
     Parameters
@@ -100,11 +102,11 @@ class TTestMarkers:
     """
 
     best: str
-    markers: dict
-    pvalues: dict
+    markers: dict[str, str]
+    pvalues: dict[str, float]
     alpha: float
 
-    def symbol(self, name):
+    def symbol(self, name: str) -> str:
         """'' for the best, '•' significant, '◦' not significant.
 
         Parameters
@@ -120,7 +122,9 @@ class TTestMarkers:
         return {"best": "", "significant": "•", "not_significant": "◦"}[self.markers[name]]
 
 
-def ttest_markers(scores, greater_is_better=True, alpha=0.05):
+def ttest_markers(
+    scores: Mapping[str, ArrayLike], greater_is_better: bool = True, alpha: float = 0.05
+) -> TTestMarkers:
     """Compare every algorithm with the best one by a paired t-test.
 
     Parameters
@@ -160,7 +164,7 @@ def ttest_markers(scores, greater_is_better=True, alpha=0.05):
     names = list(scores)
     if not names:
         raise ValueError("ttest_markers needs at least one algorithm.")
-    means = np.array([np.mean(scores[n]) for n in names])
+    means = np.array([np.mean(np.asarray(scores[n])) for n in names])
     best = names[int(np.argmax(means) if greater_is_better else np.argmin(means))]
     markers, pvalues = {best: "best"}, {best: float("nan")}
     for n in names:

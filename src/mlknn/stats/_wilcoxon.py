@@ -1,9 +1,12 @@
 """Wilcoxon signed-rank test and its pairwise, corrected form (seed 001)."""
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from ._common import _check_alpha, _paired, _table
@@ -11,20 +14,22 @@ from ._common import _check_alpha, _paired, _table
 _WILCOXON_EXACT_MAX = 50
 
 
-def _signed_rank_null(r2):
+def _signed_rank_null(r2: NDArray[np.int64]) -> NDArray[np.float64]:
     """Counts of every value of sum(r2[i] * B_i), B_i in {0, 1}: the exact null
     distribution of the (doubled) positive-rank sum, as float64 (exact up to 2**53)."""
     dist = np.zeros(int(r2.sum()) + 1)
     dist[0] = 1.0
     top = 0
-    for r in r2:
-        r = int(r)
+    for value in r2:
+        r = int(value)
         dist[r : top + r + 1] += dist[: top + 1].copy()
         top += r
     return dist
 
 
-def wilcoxon_signed_rank(a, b, alternative="two-sided"):
+def wilcoxon_signed_rank(
+    a: ArrayLike, b: ArrayLike, alternative: Literal["two-sided", "greater", "less"] = "two-sided"
+) -> float:
     """Wilcoxon signed-rank test of the differences a - b.
 
     Zero differences are discarded (Wilcoxon's rule) and tied absolute
@@ -129,16 +134,22 @@ class PairwiseWilcoxonResult:
         Number of datasets (paired observations).
     """
 
-    names: tuple
-    pvalues: np.ndarray
+    names: tuple[str, ...]
+    pvalues: NDArray[np.float64]
     alpha: float
     corrected_alpha: float
     n_comparisons: int
-    significant: np.ndarray
+    significant: NDArray[np.bool_]
     n_datasets: int
 
 
-def pairwise_wilcoxon(table, names=None, greater_is_better=True, alpha=0.05, correction="bonferroni"):
+def pairwise_wilcoxon(
+    table: ArrayLike,
+    names: Sequence[str] | None = None,
+    greater_is_better: bool = True,
+    alpha: float = 0.05,
+    correction: Literal["bonferroni", "none"] = "bonferroni",
+) -> PairwiseWilcoxonResult:
     """One-sided Wilcoxon signed-rank tests between every ordered pair.
 
     Parameters
