@@ -3,16 +3,20 @@
 import hashlib
 import math
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 
+from ..utils._typing import MatrixLike
 from ._stratify import stratified_holdout_split, stratified_kfold_test_folds
 
-#: name -> defaults of :func:`make_protocol`.
-PROTOCOLS = {
+#: name -> defaults of :func:`make_protocol` (ints, and a float for ``test_size``).
+PROTOCOLS: dict[str, dict[str, float]] = {
     "kfold": {"n_splits": 10, "n_repeats": 5},
     "5x2": {"n_splits": 2, "n_repeats": 5},
     "holdout": {"test_size": 0.2, "n_repeats": 10},
@@ -35,18 +39,38 @@ class Fold:
 
     repeat: int
     fold: int
-    train: np.ndarray
-    test: np.ndarray
+    train: NDArray[np.intp]
+    test: NDArray[np.intp]
 
 
-def _check_int(name, value, low, owner):
+class KFoldParams(TypedDict):
+    """What :meth:`RepeatedMultilabelKFold.params` records."""
+
+    splitter: Literal["kfold"]
+    n_splits: int
+    n_repeats: int
+    stratify: bool
+    random_state: int | None
+
+
+class HoldoutParams(TypedDict):
+    """What :meth:`RepeatedHoldout.params` records."""
+
+    splitter: Literal["holdout"]
+    test_size: float
+    n_repeats: int
+    stratify: bool
+    random_state: int | None
+
+
+def _check_int(name: str, value: object, low: int, owner: str) -> None:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
         raise ValueError(
             f"The '{name}' parameter of {owner} must be an int >= {low}. Got {value!r} instead."
         )
 
 
-def _check_seed(value, owner):
+def _check_seed(value: object, owner: str) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, Integral) or value < 0):
         raise ValueError(
             f"The 'random_state' parameter of {owner} must be a non-negative int or None. "
@@ -54,13 +78,13 @@ def _check_seed(value, owner):
         )
 
 
-def _repeat_seeds(random_state, n_repeats):
+def _repeat_seeds(random_state: int | None, n_repeats: int) -> list[int]:
     # One independent seed per repetition, derived from random_state only.
     rng = np.random.RandomState(random_state)
     return [int(s) for s in rng.randint(0, 2**31 - 1, size=n_repeats)]
 
 
-def _stratification_labels(Y):
+def _stratification_labels(Y: MatrixLike) -> MatrixLike:
     """Y for stratification: a canonical CSR array when sparse (never densified), else uint8."""
     from ..utils._validation import check_label_matrix
 
@@ -107,13 +131,15 @@ class RepeatedMultilabelKFold:
     (10, True)
     """
 
-    def __init__(self, n_splits=10, n_repeats=5, *, stratify=False, random_state=None):
+    def __init__(
+        self, n_splits: int = 10, n_repeats: int = 5, *, stratify: bool = False, random_state: int | None = None
+    ) -> None:
         self.n_splits = n_splits
         self.n_repeats = n_repeats
         self.stratify = stratify
         self.random_state = random_state
 
-    def _validate(self, n_samples=None):
+    def _validate(self, n_samples: int | None = None) -> None:
         owner = type(self).__name__
         _check_int("n_splits", self.n_splits, 2, owner)
         _check_int("n_repeats", self.n_repeats, 1, owner)
@@ -124,7 +150,7 @@ class RepeatedMultilabelKFold:
                 f"Got {self.n_splits} instead."
             )
 
-    def get_n_splits(self, X=None, Y=None):
+    def get_n_splits(self, X: MatrixLike | None = None, Y: MatrixLike | None = None) -> int:
         """Number of (repeat, fold) splits.
 
         Parameters
@@ -140,7 +166,7 @@ class RepeatedMultilabelKFold:
         self._validate()
         return self.n_splits * self.n_repeats
 
-    def split(self, X, Y):
+    def split(self, X: MatrixLike, Y: MatrixLike) -> Iterator[Fold]:
         """Yield :class:`Fold` objects, repetition by repetition.
 
         Parameters
@@ -173,7 +199,7 @@ class RepeatedMultilabelKFold:
             for f, (tr, te) in enumerate(parts):
                 yield Fold(r, f, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
 
-    def params(self):
+    def params(self) -> KFoldParams:
         """The parameters that define the folds (for recording).
 
         Returns
@@ -228,13 +254,15 @@ class RepeatedHoldout:
     [10, 10, 10]
     """
 
-    def __init__(self, test_size=0.2, n_repeats=10, *, stratify=False, random_state=None):
+    def __init__(
+        self, test_size: float = 0.2, n_repeats: int = 10, *, stratify: bool = False, random_state: int | None = None
+    ) -> None:
         self.test_size = test_size
         self.n_repeats = n_repeats
         self.stratify = stratify
         self.random_state = random_state
 
-    def _validate(self):
+    def _validate(self) -> None:
         owner = type(self).__name__
         if isinstance(self.test_size, bool) or not isinstance(self.test_size, Real) or not 0 < self.test_size < 1:
             raise ValueError(
@@ -244,7 +272,7 @@ class RepeatedHoldout:
         _check_int("n_repeats", self.n_repeats, 1, owner)
         _check_seed(self.random_state, owner)
 
-    def get_n_splits(self, X=None, Y=None):
+    def get_n_splits(self, X: MatrixLike | None = None, Y: MatrixLike | None = None) -> int:
         """Number of splits: one per repetition.
 
         Parameters
@@ -260,7 +288,7 @@ class RepeatedHoldout:
         self._validate()
         return self.n_repeats
 
-    def split(self, X, Y):
+    def split(self, X: MatrixLike, Y: MatrixLike) -> Iterator[Fold]:
         """Yield one :class:`Fold` (fold 0) per repetition.
 
         Parameters
@@ -292,7 +320,7 @@ class RepeatedHoldout:
                 tr, te = next(iter(ShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed).split(np.zeros((n, 1)))))
             yield Fold(r, 0, np.sort(tr).astype(np.intp), np.sort(te).astype(np.intp))
 
-    def params(self):
+    def params(self) -> HoldoutParams:
         """The parameters that define the splits (for recording).
 
         Returns
@@ -309,7 +337,15 @@ class RepeatedHoldout:
         }
 
 
-def make_protocol(name, *, n_splits=None, n_repeats=None, test_size=None, stratify=False, random_state=0):
+def make_protocol(
+    name: str,
+    *,
+    n_splits: int | None = None,
+    n_repeats: int | None = None,
+    test_size: float | None = None,
+    stratify: bool = False,
+    random_state: int | None = 0,
+) -> RepeatedMultilabelKFold | RepeatedHoldout:
     """A splitter by protocol name, with the seeds' defaults.
 
     Parameters
@@ -362,7 +398,9 @@ def make_protocol(name, *, n_splits=None, n_repeats=None, test_size=None, strati
         if value is not None and key not in defaults:
             raise ValueError(_NOT_APPLICABLE[key].format(name=name, value=value))
     cls = RepeatedHoldout if name == "holdout" else RepeatedMultilabelKFold
-    sizes = {key: defaults[key] if given[key] is None else given[key] for key in defaults}
+    # Per key an int, or the float test_size, which one dict type cannot say; each
+    # splitter validates its own sizes.
+    sizes: dict[str, Any] = {key: defaults[key] if given[key] is None else given[key] for key in defaults}
     return cls(**sizes, stratify=stratify, random_state=random_state)
 
 
@@ -374,7 +412,7 @@ _NOT_APPLICABLE = {
 }
 
 
-def encode_indices(indices, n_samples):
+def encode_indices(indices: ArrayLike, n_samples: int) -> bytes:
     """Compact bytes for a set of row indices: zlib of the packed bit mask.
 
     Parameters
@@ -402,7 +440,7 @@ def encode_indices(indices, n_samples):
     return zlib.compress(np.packbits(mask).tobytes(), 9)
 
 
-def decode_indices(blob, n_samples):
+def decode_indices(blob: bytes, n_samples: int) -> NDArray[np.intp]:
     """Inverse of :func:`encode_indices`: sorted intp indices.
 
     Parameters
@@ -431,7 +469,7 @@ def decode_indices(blob, n_samples):
     return np.flatnonzero(bits).astype(np.intp)
 
 
-def indices_checksum(train, test):
+def indices_checksum(train: ArrayLike, test: ArrayLike) -> str:
     """sha256 over the sorted train and test indices (int64 little-endian)."""
     h = hashlib.sha256()
     h.update(np.asarray(train, dtype="<i8").tobytes())

@@ -30,33 +30,40 @@ sequential by definition (each choice changes the next one's wishes), so the
 examples are visited by a Python loop, as in ``iterstrat``.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from ..utils._typing import IntArray, MatrixLike, SparseMatrix
 
-def _draw(rng, n):
+
+def _draw(rng: np.random.RandomState, n: int) -> int:
     """``rng.choice(n)``, as iterstrat draws a tie: for a ``RandomState`` that is
     ``randint(0, n)`` (the legacy stream is frozen, NEP 19), called directly
     because it is 3x cheaper and there is one draw per tied choice."""
     return rng.randint(0, n)
 
 
-def _pick(candidates, rng):
+def _pick(candidates: NDArray[np.intp], rng: np.random.RandomState) -> np.intp:
     """``candidates[0]`` if alone, else one drawn as iterstrat draws."""
-    if candidates.shape[0] > 1:
-        return candidates[_draw(rng, candidates.shape[0])]
-    return candidates[0]
+    # numpy's stubs type an element as Any: the annotation restores np.intp.
+    picked: np.intp = candidates[_draw(rng, candidates.shape[0])] if candidates.shape[0] > 1 else candidates[0]
+    return picked
 
 
-def _most_wanted(wanted, folds, rng):
+def _most_wanted(wanted: Sequence[float], folds: Sequence[int], rng: np.random.RandomState) -> int:
     """Among ``folds``, the one that wants the most examples; ties drawn as iterstrat draws them."""
     top = max(wanted[f] for f in folds)
     most = [f for f in folds if wanted[f] == top]
     return most[_draw(rng, len(most))] if len(most) > 1 else most[0]
 
 
-def _row_labels(Y, rows, fold_of_row):
+def _row_labels(
+    Y: SparseMatrix, rows: NDArray[np.intp], fold_of_row: Sequence[int]
+) -> tuple[IntArray, NDArray[np.intp]]:
     """The labels of ``rows`` of a CSR Y, concatenated, and the fold of each entry."""
     starts = Y.indptr[rows]
     lengths = Y.indptr[rows + 1] - starts
@@ -76,18 +83,20 @@ class _FewestLabels:
     set is long and a rescan per choice (q per choice) would dominate.
     """
 
-    def __init__(self, remaining):
+    def __init__(self, remaining: NDArray[np.int64]) -> None:
         self.remaining = remaining  # decremented by the caller
         self.live = np.flatnonzero(remaining > 0)
+        self.fewest: np.int64 | int
+        self.ties: NDArray[np.intp]
         self._rescan()
 
-    def _rescan(self):
+    def _rescan(self) -> None:
         self.live = self.live[self.remaining[self.live] > 0]
         left = self.remaining[self.live]
         self.fewest = left.min() if left.size else 0
         self.ties = self.live[left == self.fewest]
 
-    def update(self, labels, decrements):
+    def update(self, labels: IntArray, decrements: NDArray[np.intp]) -> None:
         """After ``remaining[labels]`` went down by ``decrements`` (``labels`` unique, ascending)."""
         new = self.remaining[labels]
         old = new + decrements
@@ -105,7 +114,9 @@ class _FewestLabels:
             self._rescan()  # the minimum went up
 
 
-def iterative_stratification(Y, ratios, random_state):
+def iterative_stratification(
+    Y: MatrixLike, ratios: ArrayLike, random_state: np.random.RandomState
+) -> NDArray[np.int_]:
     """Fold of every row of a CSR label matrix (Algorithm 1 of Sechidis et al. 2011).
 
     Parameters
@@ -171,7 +182,9 @@ def iterative_stratification(Y, ratios, random_state):
     return folds
 
 
-def stratified_kfold_test_folds(Y, n_splits, random_state):
+def stratified_kfold_test_folds(
+    Y: MatrixLike, n_splits: int, random_state: int | np.random.RandomState | None
+) -> NDArray[np.int_]:
     """Test fold of every row, as ``MultilabelStratifiedKFold(shuffle=True)._make_test_folds``."""
     rng = check_random_state(random_state)
     n = Y.shape[0]
@@ -181,7 +194,9 @@ def stratified_kfold_test_folds(Y, n_splits, random_state):
     return folds[np.argsort(order)]
 
 
-def stratified_holdout_split(Y, n_test, random_state):
+def stratified_holdout_split(
+    Y: MatrixLike, n_test: int, random_state: int | np.random.RandomState | None
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(train, test) indices as the first split of ``MultilabelStratifiedShuffleSplit``."""
     rng = check_random_state(random_state)
     n = Y.shape[0]
