@@ -6,37 +6,37 @@ leave-one-out graph of the training set and hands it to the algorithm's
 ``_predict_proba_graph``. An experiment that already has graphs calls
 :meth:`KNNMultiLabelBase.fit_from_graph` / :meth:`predict_proba_from_graph` and
 searches once for every algorithm and every k.
+
+The class is assembled from mixins, one concern per module: the graph-reuse API
+(``fit_from_graph``, ``predict*_from_graph``) in ``_graph_api.py``, and the label
+plumbing (sparse or dense Y, ``predict``'s output format, the default top k) in
+``_outputs.py``. Every name stays importable from :mod:`mlknn.base`.
 """
 
-import dataclasses
 from abc import abstractmethod
-from typing import Any, Literal, Self, cast
+from typing import Any, Self, cast
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
-from .neighbors import (
+from ..neighbors import (
     NEIGHBORS_CONSTRAINT,
     NeighborGraph,
-    NeighborsIndex,
     build_graph,
     get_backend,
     is_exact,
 )
-from .utils._param_validation import (
+from ..utils._param_validation import (
     HasMethods,
     Integral,
     Interval,
     StrOptions,
     _fit_context,
-    get_chunk_n_rows,
 )
-from .utils._topk import topk_from_dense
-from .utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
-from .utils._validation import (  # noqa: F401
+from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
+from ..utils._validation import (  # noqa: F401
     SPARSE_LABEL_ESTIMATORS,
     LabelSpaceTooLargeError,
     NonNumericInputError,
@@ -48,7 +48,11 @@ from .utils._validation import (  # noqa: F401
     validate_fit_data,
     warn_if_unscaled,
 )
-from .utils._validation import input_dtype as _input_dtype
+from ._graph_api import _GraphReuseMixin
+from ._outputs import _container_kind as _container_kind
+from ._outputs import _LabelOutputMixin
+from ._outputs import _num_rows as _num_rows
+from ._outputs import graph_rows as graph_rows
 
 #: Constraint of the optional ``hubness`` parameter (see :mod:`mlknn.hubness` and
 #: docs/hubness.md): an estimator that accepts it stores ``self.hubness`` in
@@ -115,18 +119,7 @@ class MultiLabelMixin:
         return tags
 
 
-def graph_rows(graph: NeighborGraph, rows: slice) -> NeighborGraph:
-    """The rows ``rows`` (a slice) of a neighbour graph, keeping its class (e.g. a
-    hubness-reduced graph with its primary distances)."""
-    changes = {
-        f.name: getattr(graph, f.name)[rows]
-        for f in dataclasses.fields(graph)
-        if isinstance(getattr(graph, f.name), np.ndarray) and getattr(graph, f.name).ndim >= 1
-    }
-    return dataclasses.replace(graph, **changes)
-
-
-class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
+class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, ClassifierMixin, BaseEstimator):
     """Base class: validation, neighbour search and the graph hooks.
 
     Subclasses implement ``_fit_graph(graph, Y, X)`` and
@@ -251,7 +244,7 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         hubness = getattr(self, "hubness", None)
         if hubness is None:
             return None
-        from .hubness import make_reduction
+        from ..hubness import make_reduction
 
         return make_reduction(hubness, n_neighbors=self.n_neighbors, metric=self.metric)
 
@@ -301,64 +294,6 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         graph = self._transform_graph(build_graph(self.nn_, None, width), X, fit=True)
         self._fit_from_validated_graph(graph, Y, X, (y_dtype, container))
         return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit_from_graph(
-        self, graph: NeighborGraph, Y: MatrixLike, X: MatrixLike = None, index: NeighborsIndex | None = None
-    ) -> Self:
-        """Fit from a precomputed leave-one-out graph of the training set.
-
-        Everything is validated before any fitted attribute is set.
-
-        Parameters
-        ----------
-        graph : NeighborGraph
-            Leave-one-out graph, at least :meth:`search_width` wide (wider is sliced).
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-        X : {array-like, sparse matrix}, optional
-            Training features, for methods that use them
-            (``knn_capabilities()["uses_features"]``).
-        index : fitted backend, optional
-            Kept as ``nn_`` so that :meth:`predict` works without a graph.
-
-        Returns
-        -------
-        self
-        """
-        if not isinstance(graph, NeighborGraph) or not graph.loo:
-            got = type(graph).__name__ if not isinstance(graph, NeighborGraph) else "a NeighborGraph with loo=False"
-            raise ValueError(
-                f"The 'graph' parameter of {type(self).__name__}.fit_from_graph must be the training "
-                f"set's leave-one-out NeighborGraph (loo=True). Got {got} instead."
-            )
-        y_dtype, container = _input_dtype(Y), _container_kind(Y)
-        Y = self._labels_for_fit(check_label_matrix(Y, n_samples=graph.n_points, accept_sparse=True))
-        width = self.search_width(graph.n_points)
-        self._check_n_neighbors(graph.n_points, width)
-        if graph.n_neighbors < width:
-            raise ValueError(
-                f"The 'graph' parameter of {type(self).__name__}.fit_from_graph must be at least "
-                f"search_width() = {width} wide. Got a graph {graph.n_neighbors} wide instead."
-            )
-        if X is not None:
-            X = validate_features(self, X)
-            if X.shape[0] != graph.n_points:
-                raise ValueError(
-                    f"X has {X.shape[0]} rows but the graph has {graph.n_points} points; they must match."
-                )
-        else:
-            self.n_features_in_ = getattr(index, "n_features_in_", 0)
-        self.nn_ = index
-        self._fit_from_validated_graph(self._transform_graph(graph.take(width), X, fit=True), Y, X,
-                                       (y_dtype, container))
-        return self
-
-    def _labels_for_fit(self, Y: LabelMatrix) -> LabelMatrix:
-        """Keep a sparse Y sparse if this estimator supports it, else densify within budget."""
-        if sp.issparse(Y) and not self._supports_sparse_labels:
-            check_dense_label_budget(*Y.shape, estimator=self, what="a dense label matrix")
-            return Y.toarray()
-        return Y
 
     def _fit_from_validated_graph(
         self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None]
@@ -514,141 +449,6 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         graph, X = self.query_graph(X)
         return self._predict_topk_graph(graph, X, k)
 
-    def predict_proba_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> FloatArray:
-        """Scores from a precomputed query graph (at least :meth:`search_width` wide).
-
-        Parameters
-        ----------
-        graph : NeighborGraph
-            Neighbours of the queries among the training points (a leave-one-out
-            graph for the training set itself), at least :meth:`search_width` wide;
-            wider graphs are cut to that width.
-        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
-            The queries' features, for estimators that use them
-            (``knn_capabilities()["uses_features"]``); else ignored.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_labels)
-            As :meth:`predict_proba`.
-        """
-        check_is_fitted(self)
-        self._check_dense_scores(graph.n_points if isinstance(graph, NeighborGraph) else 0)
-        return self._predict_proba_graph(self._query_from_graph(graph, X), X)
-
-    def predict_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> MatrixLike:
-        """0/1 predictions from a precomputed query graph (as :meth:`predict`).
-
-        Parameters
-        ----------
-        graph : NeighborGraph
-            Neighbours of the queries among the training points (a leave-one-out
-            graph for the training set itself), at least :meth:`search_width` wide;
-            wider graphs are cut to that width.
-        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
-            The queries' features, for estimators that use them
-            (``knn_capabilities()["uses_features"]``); else ignored.
-
-        Returns
-        -------
-        ndarray or CSR matrix of shape (n_queries, n_labels)
-            As :meth:`predict`.
-        """
-        return self._format_prediction(self._predict_graph(self._query_from_graph(graph, X), X))
-
-    def predict_topk_from_graph(
-        self, graph: NeighborGraph, X: MatrixLike = None, k: int = 5
-    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """:meth:`predict_topk` from a precomputed query graph.
-
-        Parameters
-        ----------
-        graph : NeighborGraph
-            Neighbours of the queries among the training points (a leave-one-out
-            graph for the training set itself), at least :meth:`search_width` wide;
-            wider graphs are cut to that width.
-        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
-            The queries' features, for estimators that use them
-            (``knn_capabilities()["uses_features"]``); else ignored.
-        k : int, default=5
-            Labels per query.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_queries, k), int64
-            Label indices by decreasing score (ties: lower index first).
-        scores : ndarray of shape (n_queries, k), float64
-            Their scores, as in :meth:`predict_topk`.
-        """
-        check_is_fitted(self)
-        k = self._check_k(k)
-        return self._predict_topk_graph(self._query_from_graph(graph, X), X, k)
-
-    def _query_from_graph(self, graph: NeighborGraph, X: MatrixLike) -> NeighborGraph:
-        """A precomputed query graph sliced to the search width and transformed."""
-        check_is_fitted(self)
-        if not isinstance(graph, NeighborGraph):
-            raise ValueError(
-                f"The 'graph' parameter of {type(self).__name__} must be a NeighborGraph. "
-                f"Got {type(graph).__name__} instead."
-            )
-        return self._transform_graph(graph.take(self.search_width(self.n_train_)), X)
-
-    def _check_k(self, k: int) -> int:
-        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-            raise ValueError(f"The 'k' parameter of predict_topk must be an int >= 1. Got {k!r} instead.")
-        if k > self.n_labels_:
-            raise ValueError(
-                f"The 'k' parameter of predict_topk must be <= n_labels = {self.n_labels_} (q, the "
-                f"number of labels). Got k = {k} instead."
-            )
-        return int(k)
-
-    def _check_dense_scores(self, n_rows: int) -> None:
-        if getattr(self, "sparse_labels_", False):
-            check_dense_label_budget(n_rows, self.n_labels_, estimator=self,
-                                     what="a dense predict_proba output",
-                                     alternative="predict_topk(X, k) (the k best labels per query)")
-
-    def _format_prediction(self, P: MatrixLike) -> MatrixLike:
-        """``_predict_graph``'s 0/1 output in fit's dtype and container kind.
-
-        A sparse Y given to ``fit`` gives CSR predictions (``csr_matrix`` for a
-        matrix, ``csr_array`` for an array), also from an estimator that
-        densified Y; a dense Y gives a dense ndarray.
-        """
-        container = getattr(self, "_y_container", None)
-        if container is None:
-            return (P.toarray() if sp.issparse(P) else np.asarray(P)).astype(self._y_dtype, copy=False)
-        P = sp.csr_array(P).astype(self._y_dtype, copy=False)
-        P.eliminate_zeros()
-        return sp.csr_matrix(P) if container == "matrix" else P
-
-    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
-        proba = self._predict_proba_graph(graph, X)
-        return (proba > 0.5).astype(np.uint8)
-
-    def _predict_topk_graph(
-        self, graph: NeighborGraph, X: MatrixLike, k: int
-    ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """Default top k: of ``_predict_proba_graph``, whole if it fits the budget, else by row chunks.
-
-        An estimator whose scores come from a BLAS product (IBLR, MLHiKNN) can
-        differ in the last bit between chunk sizes: within the budget the
-        scores are exactly those of :meth:`predict_proba`.
-        """
-        n = graph.n_points
-        if n * self.n_labels_ * 8 <= min(dense_label_budget(), 2**30):
-            return topk_from_dense(self._predict_proba_graph(graph, X), k)
-        step = get_chunk_n_rows(row_bytes=32 * self.n_labels_, max_n_rows=n)
-        labels, scores = [], []
-        for rows in gen_batches(n, step):
-            part = self._predict_proba_graph(graph_rows(graph, rows), None if X is None else X[rows])
-            lab, sc = topk_from_dense(part, k)
-            labels.append(lab)
-            scores.append(sc)
-        return np.vstack(labels), np.vstack(scores)
-
     @abstractmethod
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None: ...
 
@@ -656,20 +456,3 @@ class KNNMultiLabelBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray: ...
 
 
-def _num_rows(X: Any) -> int:
-    """Rows of an input before validation (for the budget check; validation comes next)."""
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    try:
-        return len(X)
-    except TypeError:
-        return 0
-
-
-def _container_kind(Y: MatrixLike) -> Literal["matrix", "array"] | None:
-    """What ``predict`` returns: "matrix" (``csr_matrix``) or "array" (``csr_array``) for a
-    sparse Y, None (a dense ndarray) for a dense one."""
-    if not sp.issparse(Y):
-        return None
-    return "matrix" if isinstance(Y, sp.spmatrix) else "array"
