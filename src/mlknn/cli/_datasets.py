@@ -27,8 +27,8 @@ def info_command(name: str = typer.Argument(..., help="Dataset name (MANIFEST) o
 
     data = load(name)
     stats = dataset_stats(data.Y, data.X)
-    stats = {"name": data.name, **stats, "sparse": hasattr(data.X, "tocsr")}
-    Console().print(format_records_table([stats], _COLUMNS, title=f"{data.name}"))
+    row = {"name": data.name, **stats, "sparse": hasattr(data.X, "tocsr")}
+    Console().print(format_records_table([row], _COLUMNS, title=f"{data.name}"))
 
 
 @app.command("fetch")

@@ -45,17 +45,22 @@ Label conventions
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
+from typing import Literal, TypeAlias, overload
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.utils import Bunch
 
+from ..utils._typing import LabelMatrix, MatrixLike
 from . import _arff
 from ._arff import DatasetFormatError
+from ._arff_encode import NominalEncoding
 from ._fetch import ChecksumError, FetchError, fetch, fetchable_datasets
-from ._manifest import data_home, read_manifest
+from ._manifest import DatasetEntry, data_home, read_manifest
 from ._stats import dataset_stats, label_stats
 from ._synthetic import make_extreme_multilabel, make_multilabel, make_simulated_2d
 from ._xc import load_xc
@@ -80,8 +85,19 @@ __all__ = [
 
 _SPLITS = (None, "train", "test")
 
+_StrPath: TypeAlias = str | PathLike[str]
+#: What :func:`_read_file` returns: X, Y, feature names, label names, files read, format.
+_FileData: TypeAlias = tuple[MatrixLike, NDArray[np.uint8], list[str], list[str], list[str], str]
 
-def _read_file(path, *, xml=None, meka_c=None, fmt=None, nominal="weka"):
+
+def _read_file(
+    path: _StrPath,
+    *,
+    xml: _StrPath | None = None,
+    meka_c: int | None = None,
+    fmt: str | None = None,
+    nominal: NominalEncoding = "weka",
+) -> _FileData:
     """Decode one ARFF file and split it into X / Y.
 
     ``fmt='mulan'`` requires an XML (found beside the file if ``xml`` is
@@ -124,7 +140,41 @@ def _read_file(path, *, xml=None, meka_c=None, fmt=None, nominal="weka"):
     return X, Y, feature_names, label_names, sources, fmt
 
 
-def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False):
+@overload
+def load_arff(
+    path: _StrPath,
+    *,
+    xml: _StrPath | None = ...,
+    n_labels: int | None = ...,
+    nominal: NominalEncoding = ...,
+    return_X_y: Literal[False] = ...,
+) -> Bunch: ...
+@overload
+def load_arff(
+    path: _StrPath,
+    *,
+    xml: _StrPath | None = ...,
+    n_labels: int | None = ...,
+    nominal: NominalEncoding = ...,
+    return_X_y: Literal[True],
+) -> tuple[MatrixLike, NDArray[np.uint8]]: ...
+@overload
+def load_arff(
+    path: _StrPath,
+    *,
+    xml: _StrPath | None = ...,
+    n_labels: int | None = ...,
+    nominal: NominalEncoding = ...,
+    return_X_y: bool = ...,
+) -> Bunch | tuple[MatrixLike, NDArray[np.uint8]]: ...
+def load_arff(
+    path: _StrPath,
+    *,
+    xml: _StrPath | None = None,
+    n_labels: int | None = None,
+    nominal: NominalEncoding = "weka",
+    return_X_y: bool = False,
+) -> Bunch | tuple[MatrixLike, NDArray[np.uint8]]:
     """Load one multi-label ARFF file (dense or sparse, plain or gzip).
 
     Parameters
@@ -213,11 +263,11 @@ def load_arff(path, *, xml=None, n_labels=None, nominal="weka", return_X_y=False
     )
 
 
-def _entries(home):
+def _entries(home: _StrPath | None) -> dict[str, DatasetEntry]:
     return read_manifest(data_home(home))
 
 
-def list_datasets(data_home=None):
+def list_datasets(data_home: _StrPath | None = None) -> list[dict[str, object]]:
     """The datasets of ``MANIFEST.tsv``.
 
     Parameters
@@ -258,7 +308,7 @@ READ_FORMATS = (
 XC_SUFFIXES = (".txt", ".svm", ".libsvm", ".txt.gz", ".svm.gz", ".libsvm.gz")
 
 
-def _looks_like_path(name_or_path):
+def _looks_like_path(name_or_path: _StrPath) -> bool:
     if isinstance(name_or_path, PathLike):
         return True
     s = str(name_or_path)
@@ -269,7 +319,7 @@ def _looks_like_path(name_or_path):
             or bool(Path(s).suffix and not Path(s).suffix[1:].isdigit()) or Path(s).is_file())
 
 
-def _check_format(path):
+def _check_format(path: _StrPath) -> None:
     """Refuse a file that is not ARFF, naming the formats that are read."""
     low = Path(path).name.lower()
     if low.endswith((".arff", ".arff.gz")) or (low.endswith(".gz") and not low.endswith((".csv.gz", ".txt.gz"))):
@@ -281,7 +331,7 @@ def _check_format(path):
     )
 
 
-def _unknown_name(name, entries):
+def _unknown_name(name: str, entries: Mapping[str, DatasetEntry]) -> ValueError:
     """The ValueError for an unknown dataset name, with the closest names."""
     import difflib
 
@@ -294,7 +344,41 @@ def _unknown_name(name, entries):
     )
 
 
-def load(name_or_path, *, split=None, return_X_y=False, data_home=None, nominal="weka"):
+@overload
+def load(
+    name_or_path: _StrPath,
+    *,
+    split: Literal["train", "test"] | None = ...,
+    return_X_y: Literal[False] = ...,
+    data_home: _StrPath | None = ...,
+    nominal: NominalEncoding = ...,
+) -> Bunch: ...
+@overload
+def load(
+    name_or_path: _StrPath,
+    *,
+    split: Literal["train", "test"] | None = ...,
+    return_X_y: Literal[True],
+    data_home: _StrPath | None = ...,
+    nominal: NominalEncoding = ...,
+) -> tuple[MatrixLike, LabelMatrix]: ...
+@overload
+def load(
+    name_or_path: _StrPath,
+    *,
+    split: Literal["train", "test"] | None = ...,
+    return_X_y: bool = ...,
+    data_home: _StrPath | None = ...,
+    nominal: NominalEncoding = ...,
+) -> Bunch | tuple[MatrixLike, LabelMatrix]: ...
+def load(
+    name_or_path: _StrPath,
+    *,
+    split: Literal["train", "test"] | None = None,
+    return_X_y: bool = False,
+    data_home: _StrPath | None = None,
+    nominal: NominalEncoding = "weka",
+) -> Bunch | tuple[MatrixLike, LabelMatrix]:
     """Load a multi-label dataset by MANIFEST name or ARFF path.
 
     Parameters
@@ -394,19 +478,22 @@ def load(name_or_path, *, split=None, return_X_y=False, data_home=None, nominal=
         raise DatasetFormatError(f"MANIFEST lists no .xml for MULAN dataset {entry.name!r}")
     fmt = entry.format
 
+    files: list[Path]
     if split is not None:
-        files = [entry.split_file(split)]
-        if files[0] is None:
+        split_path = entry.split_file(split)
+        if split_path is None:
             raise ValueError(
                 f"dataset {entry.name!r} has no fixed {split!r} split in its source "
                 f"(available splits: {list(entry.splits) or 'none'}); split it yourself"
             )
+        files = [split_path]
     else:
         union = entry.split_file(None)
         if union is not None:
             files = [union]
         elif entry.splits == ("train", "test"):
-            files = [entry.split_file("train"), entry.split_file("test")]
+            # Both exist: `splits` lists the splits that have a file.
+            files = [f for f in (entry.split_file("train"), entry.split_file("test")) if f is not None]
         else:
             raise DatasetFormatError(f"MANIFEST lists no ARFF file for {entry.name!r}")
 

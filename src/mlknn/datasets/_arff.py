@@ -9,12 +9,16 @@ attributes are labels: a MULAN ``.xml`` file, or MEKA's ``-C q`` in the
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import arff  # noqa: F401  (tests reach liac-arff's regexes through this module)
 import numpy as np
+from numpy.typing import NDArray
 
+from ..utils._typing import IntArray
 from ._arff_encode import NOMINAL_ENCODINGS, encode
 from ._arff_errors import DatasetFormatError, unescape_name
 from ._arff_tokens import ArffContents, _nominal_decl_ok, read_arff  # noqa: F401
@@ -40,7 +44,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
-def read_mulan_xml(path):
+def read_mulan_xml(path: str | os.PathLike[str]) -> list[str]:
     """Label names declared in a MULAN ``.xml`` file, in document order.
 
     The XML is parsed with defusedxml (entity expansion and external entities
@@ -59,6 +63,8 @@ def read_mulan_xml(path):
     path = Path(path)
     try:
         root = DET.parse(str(path)).getroot()
+        # A parsed document always has a root element (the stub allows None).
+        assert root is not None
     except ET.ParseError as exc:
         line = exc.position[0] if getattr(exc, "position", None) else None
         raise DatasetFormatError(f"malformed MULAN XML ({exc})", path=path, line=line) from exc
@@ -68,7 +74,7 @@ def read_mulan_xml(path):
         # An XML declaration naming an unknown encoding (encoding="klingon")
         # raised a bare LookupError from the parser.
         raise DatasetFormatError(f"malformed MULAN XML ({exc})", path=path, line=1) from exc
-    names = []
+    names: list[str] = []
     for el in root.iter():
         tag = el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
         if tag == "label":
@@ -85,7 +91,7 @@ _TRAIN_TEST_RE = re.compile(r"[-_](train|test)$", re.IGNORECASE)
 _SPARSE_RE = re.compile(r"[-_]sparse$", re.IGNORECASE)
 
 
-def arff_stem(path):
+def arff_stem(path: str | os.PathLike[str]) -> str:
     """File name without ``.arff`` / ``.arff.gz`` (``Imdb.arff.gz`` -> ``Imdb``)."""
     name = Path(path).name
     for suffix in (".arff.gz", ".arff", ".gz"):
@@ -94,7 +100,7 @@ def arff_stem(path):
     return Path(name).stem
 
 
-def find_mulan_xml(path):
+def find_mulan_xml(path: str | os.PathLike[str]) -> Path | None:
     """The MULAN ``.xml`` file belonging to an ARFF file, or None.
 
     Candidates, in order: same stem; stem without ``-sparse``; stem without
@@ -108,7 +114,7 @@ def find_mulan_xml(path):
     candidates.append(no_sparse)
     candidates.append(_TRAIN_TEST_RE.sub("", stem))
     candidates.append(_TRAIN_TEST_RE.sub("", no_sparse))
-    seen = set()
+    seen: set[str] = set()
     for c in candidates:
         if c in seen:
             continue
@@ -122,7 +128,7 @@ def find_mulan_xml(path):
 _META_C_RE = re.compile(r"(?:^|[\s:'\"])-C\s+(-?\d+)")
 
 
-def meka_label_count(relation):
+def meka_label_count(relation: str) -> int | None:
     """MEKA's ``-C q`` from a relation name, or None if absent.
 
     ``'Yeast: -C 14 -split-number 1500'`` -> 14. q > 0: the labels are the
@@ -132,7 +138,11 @@ def meka_label_count(relation):
     return int(m.group(1)) if m else None
 
 
-def label_indices_from_names(contents, label_names, xml_path=None):
+def label_indices_from_names(
+    contents: ArffContents,
+    label_names: Iterable[str],
+    xml_path: str | os.PathLike[str] | None = None,
+) -> NDArray[np.int64]:
     """Attribute indices of the labels named in a MULAN XML, in ARFF order.
 
     Names are compared after removing backslash escapes on both sides. The
@@ -154,7 +164,7 @@ def label_indices_from_names(contents, label_names, xml_path=None):
     return np.asarray(idx, dtype=np.int64)
 
 
-def label_indices_from_meka(contents, q):
+def label_indices_from_meka(contents: ArffContents, q: int) -> IntArray:
     """Attribute indices of the labels for MEKA's ``-C q``."""
     m = len(contents.names)
     if q == 0 or abs(q) >= m:

@@ -17,12 +17,24 @@ Nominal features (documented in :func:`mlknn.datasets.load`):
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Literal, NoReturn, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 
+from ..utils._typing import IntArray, SparseMatrix
 from ._arff_errors import DatasetFormatError, unescape_name
-from ._arff_tokens import _is_string
+from ._arff_tokens import ArffContents, ArffType, _is_string
+
+#: A nominal encoding of :func:`encode` (one of :data:`NOMINAL_ENCODINGS`).
+NominalEncoding: TypeAlias = Literal["weka", "onehot"]
+#: A block of X: ``("col", rows, values)`` for one column, or
+#: ``("onehot", category per row, number of categories, value)`` for an indicator block.
+_ColBlock: TypeAlias = tuple[Literal["col"], NDArray[np.int64], NDArray[np.float64]]
+_OnehotBlock: TypeAlias = tuple[Literal["onehot"], NDArray[np.int64], int, float]
+_Block: TypeAlias = _ColBlock | _OnehotBlock
 
 #: Encodings of nominal features with three or more values; the first is the default.
 NOMINAL_ENCODINGS = ("weka", "onehot")
@@ -30,7 +42,7 @@ _ONEHOT_VALUE = {"weka": 1.0 / np.sqrt(2.0), "onehot": 1.0}
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
 
 
-def _binary_domain(t):
+def _binary_domain(t: ArffType) -> NDArray[np.float64] | None:
     """For a nominal domain equal to {0, 1} (in any order), the float value of
     each index; else None."""
     if isinstance(t, list) and len(t) == 2 and sorted(t) == ["0", "1"]:
@@ -38,7 +50,7 @@ def _binary_domain(t):
     return None
 
 
-def _two_valued_domain(t):
+def _two_valued_domain(t: ArffType) -> NDArray[np.float64] | None:
     """For any two-valued nominal domain, the float value of each index: the
     numbers for ``{0,1}``/``{1,0}``, else 0 for the first declared value, 1 for
     the second."""
@@ -48,7 +60,9 @@ def _two_valued_domain(t):
     return dom
 
 
-def _raise_missing(contents, row, attr, what, value=np.nan):
+def _raise_missing(
+    contents: ArffContents, row: int | np.integer, attr: int, what: str, value: float = np.nan
+) -> NoReturn:
     line = contents.line_of_row(int(row))
     if not np.isnan(value):
         # 'inf', or a number too large for float64 such as 1e999.
@@ -71,10 +85,13 @@ def _raise_missing(contents, row, attr, what, value=np.nan):
 class _Columns:
     """Uniform per-attribute access to dense or sparse decoded data."""
 
-    def __init__(self, contents):
+    def __init__(self, contents: ArffContents) -> None:
         self.c = contents
         self.n = contents.n
         if contents.sparse:
+            # read_arff sets the triplets of a sparse file (and `dense` of a dense one).
+            assert contents.rows is not None and contents.cols is not None
+            assert contents.vals is not None
             order = np.argsort(contents.cols, kind="stable")
             self._rows = contents.rows[order]
             self._vals = contents.vals[order]
@@ -82,16 +99,18 @@ class _Columns:
             m = len(contents.names)
             self._ptr = np.searchsorted(self._cols, np.arange(m + 1))
 
-    def explicit(self, j):
+    def explicit(self, j: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """(rows, values) stored for attribute j (all rows when dense)."""
         if self.c.sparse:
             a, b = self._ptr[j], self._ptr[j + 1]
             return self._rows[a:b], self._vals[a:b]
+        assert self.c.dense is not None
         return np.arange(self.n), self.c.dense[:, j]
 
-    def full(self, j, default):
+    def full(self, j: int, default: float) -> NDArray[np.float64]:
         """Attribute j as a length-n vector; sparse omissions get ``default``."""
         if not self.c.sparse:
+            assert self.c.dense is not None
             return self.c.dense[:, j]
         out = np.full(self.n, default, dtype=np.float64)
         r, v = self.explicit(j)
@@ -99,7 +118,9 @@ class _Columns:
         return out
 
 
-def _encode_labels(c, cols, label_idx, names):
+def _encode_labels(
+    c: ArffContents, cols: _Columns, label_idx: Sequence[int] | IntArray, names: list[str]
+) -> NDArray[np.uint8]:
     """Y (n, q) uint8 from the label attributes (nominal {0,1} or numeric 0/1)."""
     n = c.n
     Y = np.zeros((n, len(label_idx)), dtype=np.uint8)
@@ -133,20 +154,22 @@ def _encode_labels(c, cols, label_idx, names):
     return Y
 
 
-def _warn_dropped(c, what):
+def _warn_dropped(c: ArffContents, what: str) -> None:
     warnings.warn(f"{c.path}: {what}", UserWarning, stacklevel=5)
 
 
-def _onehot_block(c, cols, j, names, value):
+def _onehot_block(
+    c: ArffContents, cols: _Columns, j: int, names: list[str], value: float
+) -> tuple[_OnehotBlock | None, list[str]]:
     """('onehot', category per row, k, value) for a nominal attribute with >= 3 values,
     or None for an identifier (a distinct value on every row)."""
     t = c.types[j]
     # Category index per row (sparse omissions are the first declared value, as the
     # ARFF spec says).
-    cat = cols.full(j, 0.0)
-    if np.isnan(cat).any():
-        _raise_missing(c, np.flatnonzero(np.isnan(cat))[0], j, "feature")
-    cat = cat.astype(np.int64)
+    raw = cols.full(j, 0.0)
+    if np.isnan(raw).any():
+        _raise_missing(c, np.flatnonzero(np.isnan(raw))[0], j, "feature")
+    cat = raw.astype(np.int64)
     if c.n >= 3 and np.unique(cat).size == c.n:
         _warn_dropped(c, f"nominal attribute {names[j]!r} takes a distinct value on every row (an identifier) and was dropped")
         return None, []
@@ -154,7 +177,9 @@ def _onehot_block(c, cols, j, names, value):
     return ("onehot", cat, len(t), value), fnames
 
 
-def _column_block(c, cols, j, names):
+def _column_block(
+    c: ArffContents, cols: _Columns, j: int, names: list[str]
+) -> tuple[_ColBlock, list[str]]:
     """('col', rows, values) for a numeric or two-valued nominal attribute."""
     t = c.types[j]
     dom = _two_valued_domain(t) if isinstance(t, list) else None
@@ -178,10 +203,17 @@ def _column_block(c, cols, j, names):
     return ("col", r, v), [name]
 
 
-def _feature_blocks(c, cols, label_idx, names, nominal):
+def _feature_blocks(
+    c: ArffContents,
+    cols: _Columns,
+    label_idx: Sequence[int] | IntArray,
+    names: list[str],
+    nominal: NominalEncoding,
+) -> tuple[list[_Block], list[str]]:
     """One block per kept feature attribute, with the output column names."""
     label_set = {int(j) for j in label_idx}
-    blocks, feature_names = [], []
+    blocks: list[_Block] = []
+    feature_names: list[str] = []
     for j in range(len(c.names)):
         if j in label_set:
             continue
@@ -189,6 +221,7 @@ def _feature_blocks(c, cols, label_idx, names, nominal):
         if _is_string(t):
             _warn_dropped(c, f"string attribute {names[j]!r} dropped (not a feature usable by distance-based methods)")
             continue
+        block: _Block | None
         if isinstance(t, list) and len(t) != 2:
             block, fnames = _onehot_block(c, cols, j, names, _ONEHOT_VALUE[nominal])
         else:
@@ -199,7 +232,7 @@ def _feature_blocks(c, cols, label_idx, names, nominal):
     return blocks, feature_names
 
 
-def _assemble(blocks, n, sparse):
+def _assemble(blocks: list[_Block], n: int, sparse: bool) -> NDArray[np.float64] | SparseMatrix:
     """X from the blocks: CSR float64 for a sparse file, else a dense float64 array."""
     widths = [b[2] if b[0] == "onehot" else 1 for b in blocks]
     starts = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
@@ -212,18 +245,23 @@ def _assemble(blocks, n, sparse):
             else:
                 X[np.arange(n), out + b[1]] = b[3]
         return X
-    rr, cc, vv = [], [], []
+    rr_parts: list[NDArray[np.int64]] = []
+    cc_parts: list[NDArray[np.int64]] = []
+    vv_parts: list[NDArray[np.float64]] = []
     for b, out in zip(blocks, starts):
         if b[0] == "col":
-            rr.append(b[1])
-            cc.append(np.full(len(b[1]), out, dtype=np.int64))
-            vv.append(b[2])
+            rr_parts.append(b[1])
+            cc_parts.append(np.full(len(b[1]), out, dtype=np.int64))
+            vv_parts.append(b[2])
         else:
-            rr.append(np.arange(n))
-            cc.append(out + b[1])
-            vv.append(np.full(n, b[3]))
-    if rr:
-        rr, cc, vv = np.concatenate(rr), np.concatenate(cc), np.concatenate(vv)
+            rr_parts.append(np.arange(n))
+            cc_parts.append(out + b[1])
+            vv_parts.append(np.full(n, b[3]))
+    rr: NDArray[np.int64]
+    cc: NDArray[np.int64]
+    vv: NDArray[np.float64]
+    if rr_parts:
+        rr, cc, vv = np.concatenate(rr_parts), np.concatenate(cc_parts), np.concatenate(vv_parts)
     else:
         rr = cc = np.empty(0, dtype=np.int64)
         vv = np.empty(0)
@@ -234,7 +272,12 @@ def _assemble(blocks, n, sparse):
     return X
 
 
-def encode(contents, label_idx, *, nominal="weka"):
+def encode(
+    contents: ArffContents,
+    label_idx: Sequence[int] | IntArray,
+    *,
+    nominal: NominalEncoding = "weka",
+) -> tuple[NDArray[np.float64] | SparseMatrix, NDArray[np.uint8], list[str], list[str]]:
     """Split decoded ARFF contents into features ``X`` and labels ``Y``.
 
     Feature encoding (documented choices, see :func:`mlknn.datasets.load` and

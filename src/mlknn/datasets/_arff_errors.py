@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 #: Longest message a DatasetFormatError carries: a malformed data row can be very long,
@@ -34,7 +35,13 @@ class DatasetFormatError(ValueError):
         1-based line number of the problem, when known.
     """
 
-    def __init__(self, message, *, path=None, line=None):
+    def __init__(
+        self,
+        message: object,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        line: int | None = None,
+    ) -> None:
         self.path = None if path is None else str(path)
         self.line = line
         where = ""
@@ -56,7 +63,7 @@ class DatasetFormatError(ValueError):
 _ESCAPE_RE = re.compile(r"\\(.)", re.DOTALL)
 
 
-def unescape_name(name):
+def unescape_name(name: str) -> str:
     r"""Remove ARFF backslash escapes from an attribute or label name.
 
     ``TAG_m\'usica`` becomes ``TAG_m'usica``. MULAN's XML files are not

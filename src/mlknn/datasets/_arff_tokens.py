@@ -23,14 +23,18 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import re
 import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import arff
 import numpy as np
+from numpy.typing import NDArray
 
 from ._arff_errors import DatasetFormatError
 from ._arff_weka import (
@@ -45,19 +49,23 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # Errors that a corrupt or truncated gzip stream can raise while it is read.
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
+#: An attribute type as liac-arff decodes it: ``'NUMERIC'``, ``'REAL'``, ``'STRING'``...
+#: or the list of a nominal attribute's values.
+ArffType = str | list[str]
+
 
 # --------------------------------------------------------------------------
 # Opening files
 # --------------------------------------------------------------------------
 
 
-def _is_gzip(path):
+def _is_gzip(path: str | os.PathLike[str]) -> bool:
     with open(path, "rb") as fh:
         return fh.read(2) == _GZIP_MAGIC
 
 
 @contextmanager
-def _open_text(path, encoding):
+def _open_text(path: str | os.PathLike[str], encoding: str) -> Iterator[io.TextIOWrapper]:
     """Open ``path`` as text, transparently decompressing gzip.
 
     gzip is recognised by its magic bytes, so a gzip stream loads whatever
@@ -65,6 +73,7 @@ def _open_text(path, encoding):
     :class:`DatasetFormatError` (a mislabelled or corrupt download).
     """
     path = Path(path)
+    raw: io.BufferedIOBase
     if _is_gzip(path):
         raw = gzip.open(path, "rb")
     else:
@@ -95,7 +104,7 @@ class _LineCounter:
     :func:`_check_sparse_keys`).
     """
 
-    def __init__(self, fp, path=None):
+    def __init__(self, fp: Iterable[str], path: Path | None = None) -> None:
         self._fp = fp
         self._path = path
         self.lineno = 0
@@ -103,14 +112,14 @@ class _LineCounter:
         self.in_data = False
         self.eof = False
 
-    def _data_row(self, line):
+    def _data_row(self, line: str) -> None:
         s = line.strip()
         if s:
             self.n_data += 1
             if self._path is not None and s.startswith("{"):
                 _check_sparse_keys(s, self._path, self.lineno)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         for line in self._fp:
             self.lineno += 1
             line = _strip_comment(line)
@@ -141,7 +150,7 @@ class _LineCounter:
 _SPARSE_KEY_RE = re.compile(r"[{,]\s*(\d+)")
 
 
-def _check_sparse_keys(s, path, lineno):
+def _check_sparse_keys(s: str, path: Path, lineno: int) -> None:
     """Refuse a sparse row that gives the same attribute twice.
 
     liac-arff reads a sparse row into a dict, so ``{3 1,3 0}`` would silently
@@ -149,26 +158,24 @@ def _check_sparse_keys(s, path, lineno):
     Malformed rows are left to liac-arff, which reports them.
     """
     if "'" in s or '"' in s:
-        keys = [k for k, _v in arff._RE_SPARSE_KEY_VALUES.findall(s) if k]
+        keys: list[str] = [k for k, _v in arff._RE_SPARSE_KEY_VALUES.findall(s) if k]
     else:
         keys = _SPARSE_KEY_RE.findall(s)
     if len(keys) != len(set(keys)):
-        seen, dup = set(), None
+        seen: set[str] = set()
         for k in keys:
             if k in seen:
-                dup = k
-                break
+                raise DatasetFormatError(
+                    f"sparse data row gives attribute index {int(k)} more than once",
+                    path=path,
+                    line=lineno,
+                )
             seen.add(k)
-        raise DatasetFormatError(
-            f"sparse data row gives attribute index {int(dup)} more than once",
-            path=path,
-            line=lineno,
-        )
 
 
-def _peek_is_sparse(path, encoding):
+def _peek_is_sparse(path: Path, encoding: str) -> bool:
     """True if the first data row of ``path`` is in sparse ``{...}`` form."""
-    counter = None
+    counter: _LineCounter | None = None
     try:
         with _open_text(path, encoding) as fh:
             counter = _LineCounter(fh)
@@ -186,7 +193,7 @@ def _peek_is_sparse(path, encoding):
     return False
 
 
-def _data_line_of_row(path, encoding, row):
+def _data_line_of_row(path: Path, encoding: str, row: int) -> int | None:
     """1-based file line of the ``row``-th (0-based) data row; error path only."""
     with _open_text(path, encoding) as fh:
         counter = _LineCounter(fh)
@@ -214,18 +221,18 @@ class ArffContents:
     path: Path
     encoding: str
     relation: str
-    names: list  # raw attribute names, as liac-arff returns them
-    types: list  # 'NUMERIC' / 'REAL' / 'INTEGER' / 'STRING' or list of values
+    names: list[str]  # raw attribute names, as liac-arff returns them
+    types: list[ArffType]  # 'NUMERIC' / 'REAL' / 'INTEGER' / 'STRING' or list of values
     sparse: bool
     n: int
     # dense: float64 array (n, m) with string columns left NaN
-    dense: np.ndarray | None = None
+    dense: NDArray[np.float64] | None = None
     # sparse: COO triplets over all non-string attributes
-    rows: np.ndarray | None = None
-    cols: np.ndarray | None = None
-    vals: np.ndarray | None = None
+    rows: NDArray[np.int64] | None = None
+    cols: NDArray[np.int64] | None = None
+    vals: NDArray[np.float64] | None = None
 
-    def line_of_row(self, row):
+    def line_of_row(self, row: int) -> int | None:
         """1-based line number of data row ``row`` (re-scans the file)."""
         try:
             return _data_line_of_row(self.path, self.encoding, row)
@@ -233,7 +240,7 @@ class ArffContents:
             return None
 
 
-def _is_string(t):
+def _is_string(t: ArffType) -> bool:
     return isinstance(t, str) and t == "STRING"
 
 
@@ -241,7 +248,7 @@ def _is_string(t):
 _N_START, _N_PRE, _N_DQ, _N_SQ, _N_BARE, _N_POST, _N_END = range(7)
 
 
-def _nominal_decl_ok(type_):
+def _nominal_decl_ok(type_: str) -> bool:
     r"""Whether liac-arff's ``_RE_TYPE_NOMINAL`` would match ``type_``, in linear time.
 
     liac-arff recognises a nominal declaration with
@@ -263,7 +270,7 @@ def _nominal_decl_ok(type_):
         if _N_END in states and c == "\n" and i == n - 1:
             return True  # '$' also matches before a final newline
         space = c.isspace()
-        nxt = set()
+        nxt: set[int] = set()
         for st in states:
             if st == _N_START:
                 if c == "{":
@@ -313,7 +320,7 @@ class _SafeArffDecoder(arff.ArffDecoder):
       refused as ``BadAttributeType``.
     """
 
-    def _decode_attribute(self, s):
+    def _decode_attribute(self, s: str) -> tuple[str, ArffType]:
         parts = s.split(" ", 1)
         if _LIAC_RE_ATTRIBUTE is not None and len(parts) == 2:
             m = _LIAC_RE_ATTRIBUTE.match(parts[1].strip())
@@ -331,7 +338,7 @@ class _SafeArffDecoder(arff.ArffDecoder):
         return name, type_
 
 
-def _liac_message(exc, line):
+def _liac_message(exc: Exception, line: int) -> str:
     """liac-arff's message for ``exc``.
 
     liac-arff builds it as ``message % line`` where ``message`` may quote the
@@ -347,10 +354,10 @@ def _liac_message(exc, line):
         return raw.replace("line %d", f"line {line}", 1)
 
 
-def _decode(path, encoding):
+def _decode(path: Path, encoding: str) -> tuple[dict[str, Any], bool, int]:
     sparse = _peek_is_sparse(path, encoding)
     decoder = _SafeArffDecoder()
-    counter = None
+    counter: _LineCounter | None = None
     try:
         with _open_text(path, encoding) as fh:
             counter = _LineCounter(fh, path=path)
@@ -367,7 +374,7 @@ def _decode(path, encoding):
         in_data = counter is not None and counter.in_data
         if sparse and in_data and isinstance(exc, arff.BadLayout) and "Error parsing" not in msg:
             msg += " (a dense row in a file whose first data row is sparse?)"
-        if isinstance(exc, arff.BadLayout) and not in_data and counter.eof:
+        if isinstance(exc, arff.BadLayout) and not in_data and counter is not None and counter.eof:
             msg += " (no @data section: truncated file?)"
         raise DatasetFormatError(
             f"malformed ARFF ({type(exc).__name__}): {msg}",
@@ -393,7 +400,9 @@ def _decode(path, encoding):
     return obj, sparse, counter.n_data
 
 
-def _check_sparse_columns(contents, rows, cols, m):
+def _check_sparse_columns(
+    contents: ArffContents, rows: Sequence[int], cols: Sequence[int], m: int
+) -> None:
     """Refuse a sparse index past the last attribute.
 
     liac-arff checks the index only when it converts the value, so a missing
@@ -417,7 +426,7 @@ def _check_sparse_columns(contents, rows, cols, m):
     )
 
 
-def read_arff(path):
+def read_arff(path: str | os.PathLike[str]) -> ArffContents:
     """Decode an ARFF file (plain or gzip, dense or sparse).
 
     Parameters
@@ -448,7 +457,7 @@ def read_arff(path):
     names = [a[0] for a in attributes]
     types = [a[1] for a in attributes]
     m = len(attributes)
-    is_string = np.array([_is_string(t) for t in types], dtype=bool)
+    is_string = np.array([_is_string(t) for t in types], dtype=np.bool_)
     contents = ArffContents(
         path=path,
         encoding=encoding,

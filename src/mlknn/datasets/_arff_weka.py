@@ -8,6 +8,7 @@ accepts, or refuse a header line with a precise message.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ._arff_errors import DatasetFormatError
 
@@ -22,7 +23,7 @@ _ATTR_BRACE_RE = re.compile(r"^(\s*@[Aa][Tt][Tt][Rr][Ii][Bb][Uu][Tt][Ee] +[^\s{'
 _DATA_KEYWORD_RE = re.compile(r"^\s*@[Dd][Aa][Tt][Aa](?=\s|$)")
 
 
-def _strip_comment(line):
+def _strip_comment(line: str) -> str:
     """``line`` without a ``%`` comment that starts outside quotes (Weka's rule).
 
     liac-arff only skips lines that *begin* with ``%``: a MEKA header such as
@@ -31,7 +32,7 @@ def _strip_comment(line):
     """
     if "%" not in line:
         return line
-    quote = None
+    quote: str | None = None
     i, n = 0, len(line)
     while i < n:
         c = line[i]
@@ -49,7 +50,7 @@ def _strip_comment(line):
     return line
 
 
-def _normalise_header_line(line):
+def _normalise_header_line(line: str) -> str:
     """A header line in the form liac-arff reads (keyword spacing, ``name{a,b}``)."""
     # '@attribute\tname\tnumeric': liac-arff splits the keyword off at one space.
     line = _KEYWORD_WS_RE.sub(r"\1 ", line, count=1)
@@ -57,7 +58,7 @@ def _normalise_header_line(line):
     return _ATTR_BRACE_RE.sub(r"\1 {", line, count=1)
 
 
-def _check_header_keyword(s, path, lineno):
+def _check_header_keyword(s: str, path: Path, lineno: int) -> None:
     """Refuse a header line that is not a declaration, at that line.
 
     liac-arff skipped an unknown ``@atribute`` line and failed much later, at

@@ -49,7 +49,9 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO
 
 from ._manifest import ENV_VAR, MANIFEST
 from ._pinned import _COLUMNS, _REGISTRY, PinnedDataset, PinnedFile, fetchable_datasets, resolve  # noqa: F401
@@ -81,7 +83,7 @@ class FetchError(OSError):
         The URL that failed.
     """
 
-    def __init__(self, message, *, url=None):
+    def __init__(self, message: str, *, url: str | None = None) -> None:
         super().__init__(message)
         self.url = url
 
@@ -107,13 +109,13 @@ class ChecksumError(FetchError):
         Hex SHA-256 digests.
     """
 
-    def __init__(self, message, *, url, expected, actual):
+    def __init__(self, message: str, *, url: str, expected: str, actual: str) -> None:
         super().__init__(message, url=url)
         self.expected = expected
         self.actual = actual
 
 
-def default_data_home():
+def default_data_home() -> Path:
     """``$MLKNN_DATA`` if set, else the user cache folder (``platformdirs``)."""
     value = os.environ.get(ENV_VAR, "").strip()
     if value:
@@ -130,7 +132,7 @@ def default_data_home():
 _HEX40 = re.compile(r"[0-9a-f]{40}")
 
 
-def _safe_child(folder, name, what="file"):
+def _safe_child(folder: str | os.PathLike[str], name: str, what: str = "file") -> Path:
     """``folder / name``, refusing any name that could leave ``folder``."""
     if (
         not name
@@ -148,7 +150,7 @@ def _safe_child(folder, name, what="file"):
     return target
 
 
-def source_url(source, base_url=None):
+def source_url(source: str, base_url: str | None = None) -> str:
     """URL of a ``owner/repo:path@commit`` source at ``base_url``.
 
     >>> source_url("tsoumakas/mulan:data/x.arff@" + "0" * 40)
@@ -168,16 +170,15 @@ def source_url(source, base_url=None):
     return f"{base}/{quoted}"
 
 
-def _sha256_file(path, *, gunzip=False):
+def _sha256_file(path: Path, *, gunzip: bool = False) -> str:
     h = hashlib.sha256()
-    opener = gzip.open if gunzip else open
-    with opener(path, "rb") as fh:
+    with gzip.open(path, "rb") if gunzip else open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(_CHUNK), b""):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _is_valid(path, pinned):
+def _is_valid(path: Path, pinned: PinnedFile) -> bool:
     """True if ``path`` already holds the pinned file."""
     if not path.is_file():
         return False
@@ -189,7 +190,7 @@ def _is_valid(path, pinned):
         return False
 
 
-def _download(url, dest, limit, expected_sha):
+def _download(url: str, dest: IO[bytes], limit: int, expected_sha: str) -> tuple[str, int]:
     """Stream ``url`` into the open binary file ``dest``; return (sha256, n_bytes)."""
     request = urllib.request.Request(url, headers={"User-Agent": "mlknn-fetch"})
     h = hashlib.sha256()
@@ -197,8 +198,8 @@ def _download(url, dest, limit, expected_sha):
     hint = f"(expected sha256 {expected_sha})"
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as resp:
-            length = resp.headers.get("Content-Length")
-            length = int(length) if length and length.isdigit() else None
+            announced = resp.headers.get("Content-Length")
+            length = int(announced) if announced and announced.isdigit() else None
             if length is not None and length > limit:
                 raise FetchError(
                     f"refusing {url}: the server announces {length} bytes, more than the "
@@ -238,7 +239,7 @@ def _download(url, dest, limit, expected_sha):
     return h.hexdigest(), total
 
 
-def _bunzip2(src_path, dest, limit, url):
+def _bunzip2(src_path: Path, dest: IO[bytes], limit: int, url: str) -> tuple[str, int]:
     """Decompress the bzip2 file ``src_path`` into ``dest``; return (sha256, n)."""
     h = hashlib.sha256()
     total = 0
@@ -264,7 +265,7 @@ def _bunzip2(src_path, dest, limit, url):
 
 
 @contextlib.contextmanager
-def _temp_file(folder, name):
+def _temp_file(folder: str | os.PathLike[str], name: str) -> Iterator[tuple[Path, IO[bytes]]]:
     """A temporary file beside the target (same file system, so os.replace
     is atomic); removed unless it was renamed into place."""
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
@@ -276,13 +277,13 @@ def _temp_file(folder, name):
             os.unlink(tmp)
 
 
-def _fsync_replace(fh, tmp, target):
+def _fsync_replace(fh: IO[bytes], tmp: Path, target: Path) -> None:
     fh.flush()
     os.fsync(fh.fileno())
     os.replace(tmp, target)
 
 
-def _fetch_file(pinned, folder, base_url):
+def _fetch_file(pinned: PinnedFile, folder: Path, base_url: str | None) -> None:
     """Download one pinned file into ``folder`` (atomically, verified)."""
     target = _safe_child(folder, pinned.name)
     url = source_url(pinned.source, base_url)
@@ -328,7 +329,7 @@ def _fetch_file(pinned, folder, base_url):
 
 
 @contextlib.contextmanager
-def _locked(home):
+def _locked(home: str | os.PathLike[str]) -> Iterator[None]:
     """An advisory lock on the data folder while MANIFEST.tsv is rewritten."""
     try:
         import fcntl
@@ -343,7 +344,7 @@ def _locked(home):
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def _manifest_rows(path):
+def _manifest_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     if not path.is_file():
         return list(_COLUMNS), []
     with open(path, encoding="utf-8", newline="") as fh:
@@ -353,12 +354,12 @@ def _manifest_rows(path):
     return columns + [c for c in _COLUMNS if c not in columns], rows
 
 
-def _has_row(home, row):
+def _has_row(home: str | os.PathLike[str], row: Mapping[str, str]) -> bool:
     _cols, rows = _manifest_rows(Path(home) / MANIFEST)
     return any(all(r.get(k) == v for k, v in row.items()) for r in rows)
 
 
-def _write_row(home, row):
+def _write_row(home: str | os.PathLike[str], row: dict[str, str]) -> None:
     """Add or replace the MANIFEST.tsv row of ``row['name']`` (atomically)."""
     path = Path(home) / MANIFEST
     with _locked(home):
@@ -381,7 +382,9 @@ def _write_row(home, row):
 # --------------------------------------------------------------------------
 
 
-def fetch(name, *, data_home=None, base_url=None):
+def fetch(
+    name: str, *, data_home: str | os.PathLike[str] | None = None, base_url: str | None = None
+) -> Path:
     """Download a benchmark dataset (pinned by SHA-256) into a local data folder.
 
     Parameters
@@ -460,7 +463,7 @@ def fetch(name, *, data_home=None, base_url=None):
     return home
 
 
-def _stored_sha(folder, pinned):
+def _stored_sha(folder: Path, pinned: PinnedFile) -> str:
     """SHA-256 of the file as stored (differs from the pin for +gzip files)."""
     if pinned.transform == "bunzip2+gzip":
         return _sha256_file(folder / pinned.name)

@@ -26,7 +26,7 @@ _SPLIT_RE = re.compile(r"[-_](train|test)$", re.IGNORECASE)
 _SPARSE_RE = re.compile(r"[-_]sparse$", re.IGNORECASE)
 
 
-def data_home(data_home=None):
+def data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     """Folder holding the benchmark datasets and their ``MANIFEST.tsv``.
 
     Parameters
@@ -82,7 +82,7 @@ def data_home(data_home=None):
     return path
 
 
-def split_of(filename):
+def split_of(filename: str | os.PathLike[str]) -> str | None:
     """'train', 'test' or None (union file) from an ARFF file name.
 
     ``emotions-train.arff`` -> 'train'; ``Corel5k-test-sparse.arff`` -> 'test';
@@ -93,7 +93,7 @@ def split_of(filename):
     return m.group(1).lower() if m else None
 
 
-def _is_arff(filename):
+def _is_arff(filename: str) -> bool:
     low = filename.lower()
     return low.endswith(".arff") or low.endswith(".arff.gz")
 
@@ -104,7 +104,7 @@ class DatasetEntry:
 
     name: str
     folder: Path
-    files: tuple
+    files: tuple[str, ...]
     format: str
     label_location: str
     n: int
@@ -116,15 +116,15 @@ class DatasetEntry:
     sparse: bool
 
     @property
-    def arff_files(self):
+    def arff_files(self) -> list[str]:
         return [f for f in self.files if _is_arff(f)]
 
     @property
-    def xml_file(self):
+    def xml_file(self) -> Path | None:
         xml = [f for f in self.files if f.lower().endswith(".xml")]
         return self.folder / xml[0] if xml else None
 
-    def split_file(self, split):
+    def split_file(self, split: str | None) -> Path | None:
         """Path of the union (``split=None``), train or test ARFF, or None."""
         for f in self.arff_files:
             if split_of(f) == split:
@@ -132,10 +132,10 @@ class DatasetEntry:
         return None
 
     @property
-    def splits(self):
+    def splits(self) -> tuple[str, ...]:
         return tuple(s for s in ("train", "test") if self.split_file(s) is not None)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "format": self.format,
@@ -152,12 +152,12 @@ class DatasetEntry:
         }
 
 
-def read_manifest(home):
+def read_manifest(home: str | os.PathLike[str]) -> dict[str, DatasetEntry]:
     """Parse ``home/MANIFEST.tsv`` into ``{name: DatasetEntry}`` (file order)."""
     path = Path(home) / MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {ENV_VAR} / data_home the dataset folder?")
-    entries = {}
+    entries: dict[str, DatasetEntry] = {}
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         missing = [c for c in _REQUIRED if c not in (reader.fieldnames or [])]

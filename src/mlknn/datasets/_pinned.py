@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # --------------------------------------------------------------------------
@@ -103,7 +104,7 @@ class PinnedFile:
     size: int  # bytes of the stored file (decompressed content for +gzip)
 
     @property
-    def transform(self):
+    def transform(self) -> str | None:
         """None, 'bunzip2' or 'bunzip2+gzip'."""
         m = re.search(r"\((bunzip2(?:\+gzip)?)\)\s*$", self.source)
         return m.group(1) if m else None
@@ -112,29 +113,33 @@ class PinnedFile:
 @dataclass(frozen=True)
 class PinnedDataset:
     name: str
-    files: tuple  # of PinnedFile
-    row: dict  # the MANIFEST.tsv row (all columns), written after a fetch
+    files: tuple[PinnedFile, ...]
+    row: dict[str, str]  # the MANIFEST.tsv row (all columns), written after a fetch
 
 
-def _parse_pinned(text, sizes, content_sha):
+def _parse_pinned(
+    text: str, sizes: Mapping[str, int], content_sha: Mapping[str, str]
+) -> tuple[dict[str, PinnedDataset], list[str]]:
     reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    registry = {}
+    registry: dict[str, PinnedDataset] = {}
     for row in reader:
         names = row["files"].split(";")
         shas = row["sha256"].split(";")
         sources = row["source"].split(";")
-        files = []
+        files: list[PinnedFile] = []
         for fname, sha, src in zip(names, shas, sources):
             key = f"{row['name']}/{fname}"
             files.append(PinnedFile(fname, content_sha.get(key, sha), src, sizes[key]))
         registry[row["name"]] = PinnedDataset(row["name"], tuple(files), dict(row))
+    # The header row is read by the loop above, so the field names are known.
+    assert reader.fieldnames is not None
     return registry, list(reader.fieldnames)
 
 
 _REGISTRY, _COLUMNS = _parse_pinned(_PINNED_MANIFEST, _SIZES, _CONTENT_SHA256)
 
 
-def fetchable_datasets():
+def fetchable_datasets() -> list[str]:
     """Names that :func:`fetch` knows, in MANIFEST order.
 
     Returns
@@ -156,7 +161,7 @@ def fetchable_datasets():
     return list(_REGISTRY)
 
 
-def resolve(name):
+def resolve(name: object) -> PinnedDataset:
     """The pinned dataset called ``name`` (case-insensitive).
 
     Raises

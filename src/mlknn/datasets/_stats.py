@@ -8,24 +8,52 @@ PLDiv = LDiv / n.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypedDict
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from ..utils._typing import MatrixLike
 
 __all__ = ["dataset_stats", "label_stats"]
 
 
-def _as_binary(Y):
+class DatasetStats(TypedDict):
+    """The dict :func:`dataset_stats` returns (its keys are documented there)."""
+
+    n: int
+    d: int | None
+    q: int
+    lcard: float
+    ldens: float
+    ldiv: int
+    pldiv: float
+
+
+class LabelStats(TypedDict):
+    """The dict :func:`label_stats` returns (its keys are documented there)."""
+
+    count: NDArray[np.int64]
+    frequency: NDArray[np.float64]
+    irlbl: NDArray[np.float64]
+    mean_ir: float
+    label_names: list[str] | None
+
+
+def _as_binary(Y: MatrixLike) -> NDArray[np.bool_]:
     if sp.issparse(Y):
         Y = Y.toarray()
-    Y = np.asarray(Y)
-    if Y.ndim != 2:
-        raise ValueError(f"Y must be 2-D (n_samples, n_labels), got shape {Y.shape}")
-    if Y.dtype != bool and not np.isin(Y, (0, 1)).all():
+    A = np.asarray(Y)
+    if A.ndim != 2:
+        raise ValueError(f"Y must be 2-D (n_samples, n_labels), got shape {A.shape}")
+    if A.dtype != bool and not np.isin(A, (0, 1)).all():
         raise ValueError("Y must contain only 0/1 values")
-    return Y.astype(bool, copy=False)
+    return A.astype(bool, copy=False)
 
 
-def dataset_stats(Y, X=None):
+def dataset_stats(Y: MatrixLike, X: MatrixLike | None = None) -> DatasetStats:
     """Size and label indicators of a multi-label dataset.
 
     Parameters
@@ -62,16 +90,16 @@ def dataset_stats(Y, X=None):
     >>> s["lcard"], s["ldiv"]
     (1.3333333333333333, 2)
     """
-    Y = _as_binary(Y)
-    n, q = Y.shape
+    Yb = _as_binary(Y)
+    n, q = Yb.shape
     x_shape = None if X is None else (X.shape if hasattr(X, "shape") else np.shape(X))
     if x_shape is not None and x_shape[0] != n:
         raise ValueError(f"X has {x_shape[0]} rows but Y has {n}")
-    lcard = float(Y.sum()) / n if n else 0.0
+    lcard = float(Yb.sum()) / n if n else 0.0
     if n:
         # Pack each label row into bytes so that np.unique compares short
         # byte rows instead of q booleans (delicious: 983 labels -> 123 bytes).
-        packed = np.packbits(Y, axis=1)
+        packed = np.packbits(Yb, axis=1)
         ldiv = int(np.unique(packed, axis=0).shape[0])
     else:
         ldiv = 0
@@ -86,7 +114,7 @@ def dataset_stats(Y, X=None):
     }
 
 
-def label_stats(Y, label_names=None):
+def label_stats(Y: MatrixLike, label_names: Sequence[str] | None = None) -> LabelStats:
     """Per-label frequencies and imbalance ratios.
 
     Parameters
@@ -125,11 +153,11 @@ def label_stats(Y, label_names=None):
     >>> s["count"].tolist(), s["frequency"].tolist(), s["irlbl"].tolist(), s["mean_ir"]
     ([3, 1], [0.75, 0.25], [1.0, 3.0], 2.0)
     """
-    Y = _as_binary(Y)
-    n, q = Y.shape
+    Yb = _as_binary(Y)
+    n, q = Yb.shape
     if label_names is not None and len(label_names) != q:
         raise ValueError(f"{len(label_names)} label names for {q} labels")
-    count = Y.sum(axis=0).astype(np.int64)
+    count = Yb.sum(axis=0).astype(np.int64)
     frequency = count / n if n else np.zeros(q)
     with np.errstate(divide="ignore"):
         irlbl = np.where(count > 0, count.max(initial=0) / np.maximum(count, 1), np.inf)

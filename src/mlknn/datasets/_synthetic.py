@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from sklearn.datasets import make_multilabel_classification
 from sklearn.utils import Bunch, check_random_state
 
@@ -28,19 +31,25 @@ SIMULATED_2D_COMPONENTS = (
 )
 
 
-def _apportion(total, weights):
+def _apportion(total: int, weights: ArrayLike) -> NDArray[np.int_]:
     """Split ``total`` into integer parts proportional to ``weights``
     (largest-remainder method, ties to the earlier component)."""
-    weights = np.asarray(weights, dtype=float)
-    exact = total * weights / weights.sum()
-    counts = np.floor(exact).astype(int)
+    w = np.asarray(weights, dtype=float)
+    exact = total * w / w.sum()
+    counts: NDArray[np.int_] = np.floor(exact).astype(int)
     short = total - counts.sum()
     order = np.argsort(-(exact - counts), kind="stable")
     counts[order[:short]] += 1
     return counts
 
 
-def make_simulated_2d(n_samples=None, random_state=0, *, cov=0.01, shuffle=True):
+def make_simulated_2d(
+    n_samples: int | None = None,
+    random_state: int | np.random.RandomState | None = 0,
+    *,
+    cov: float | ArrayLike = 0.01,
+    shuffle: bool = True,
+) -> Bunch:
     """The simulated 2-D, 3-label data set of Younes et al. (2011).
 
     Section 4.3 of "A Dependent Multilabel Classification Method Derived from
@@ -151,7 +160,13 @@ def make_simulated_2d(n_samples=None, random_state=0, *, cov=0.01, shuffle=True)
     )
 
 
-def make_multilabel(n_samples=1000, n_features=20, n_labels=5, random_state=0, **kw):
+def make_multilabel(
+    n_samples: int = 1000,
+    n_features: int = 20,
+    n_labels: int = 5,
+    random_state: int | np.random.RandomState | None = 0,
+    **kw: Any,
+) -> Bunch:
     """Random multi-label data from :func:`sklearn.datasets.make_multilabel_classification`.
 
     A thin wrapper returning the same Bunch layout as :func:`load`.
@@ -212,7 +227,12 @@ def make_multilabel(n_samples=1000, n_features=20, n_labels=5, random_state=0, *
     )
 
 
-def _draw_from_blocks(rng, cum, lo, hi):
+def _draw_from_blocks(
+    rng: np.random.Generator,
+    cum: NDArray[np.float64],
+    lo: NDArray[np.integer[Any]],
+    hi: NDArray[np.integer[Any]],
+) -> NDArray[np.intp]:
     """One index per entry of ``lo``/``hi``: inverse-CDF draws from ``cum[lo:hi]``'s weights.
 
     ``cum`` is the cumulative sum of non-negative weights; entry i draws an
@@ -220,22 +240,23 @@ def _draw_from_blocks(rng, cum, lo, hi):
     """
     base = np.where(lo > 0, cum[np.maximum(lo - 1, 0)], 0.0)
     u = base + rng.random(lo.size) * (cum[hi - 1] - base)
-    return np.minimum(np.searchsorted(cum, u, side="right"), hi - 1)
+    idx: NDArray[np.intp] = np.minimum(np.searchsorted(cum, u, side="right"), hi - 1)
+    return idx
 
 
 def make_extreme_multilabel(
-    n_samples=10_000,
-    n_features=128,
-    n_labels=1000,
+    n_samples: int = 10_000,
+    n_features: int = 128,
+    n_labels: int = 1000,
     *,
-    labels_per_row=5,
-    n_topics=None,
-    power=1.0,
-    head_fraction=0.2,
-    noise=0.6,
-    label_signal=0.6,
-    random_state=0,
-):
+    labels_per_row: float = 5,
+    n_topics: int | None = None,
+    power: float = 1.0,
+    head_fraction: float = 0.2,
+    noise: float = 0.6,
+    label_signal: float = 0.6,
+    random_state: int | np.random.Generator | None = 0,
+) -> Bunch:
     """Embedding-like data with a power-law label space (extreme classification).
 
     A generative model in which neighbours really share labels:
@@ -322,15 +343,15 @@ def make_extreme_multilabel(
         raise ValueError(
             f"n_topics must be an int in [1, n_labels={n_labels}]; got {n_topics!r}."
         )
-    for name, v, ok, rule in (
+    for name, x, ok, rule in (
         ("labels_per_row", labels_per_row, labels_per_row >= 1, ">= 1"),
         ("power", power, power > 0, "> 0"),
         ("head_fraction", head_fraction, 0 <= head_fraction <= 1, "in [0, 1]"),
         ("noise", noise, noise >= 0, ">= 0"),
         ("label_signal", label_signal, label_signal >= 0, ">= 0"),
     ):
-        if not np.isfinite(v) or not ok:
-            raise ValueError(f"{name} must be a finite number {rule}; got {v!r}.")
+        if not np.isfinite(x) or not ok:
+            raise ValueError(f"{name} must be a finite number {rule}; got {x!r}.")
     n, d, q, T = int(n_samples), int(n_features), int(n_labels), int(n_topics)
     rng = (
         random_state

@@ -34,13 +34,17 @@ the header's ``n``.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from typing import Any, Literal, NoReturn, TypeAlias, overload
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import Bunch
 
+from ..utils._typing import SparseMatrix
 from ._arff_errors import DatasetFormatError
 from ._arff_tokens import _GZIP_ERRORS, _open_text
 
@@ -56,13 +60,18 @@ _TOKEN_RE = re.compile(r"\d+:[^\s:]+")
 _BLOCK_LINES = 20_000
 _SNIPPET = 60
 
+_I64: TypeAlias = NDArray[np.int64]
+#: What one block (and the whole file) converts to: labels, labels per row, feature
+#: indices, feature values, features per row.
+_Arrays: TypeAlias = tuple[_I64, _I64, _I64, NDArray[np.float32], _I64]
 
-def _snippet(text):
+
+def _snippet(text: str) -> str:
     text = text.strip()
     return repr(text if len(text) <= _SNIPPET else text[:_SNIPPET] + "...")
 
 
-def _split_row(line, path, lineno):
+def _split_row(line: str, path: Path, lineno: int) -> tuple[str, str]:
     """(label field, feature field) of a row; raises on a malformed token."""
     body = line.split("#", 1)[0].rstrip()
     first = body.split(None, 1)[0] if body and not body[0].isspace() else ""
@@ -90,15 +99,17 @@ def _split_row(line, path, lineno):
 class _Block:
     """The rows of up to _BLOCK_LINES lines, numbers still as text."""
 
-    def __init__(self):
-        self.linenos, self.labels, self.feats = [], [], []
+    def __init__(self) -> None:
+        self.linenos: list[int] = []
+        self.labels: list[str] = []
+        self.feats: list[str] = []
 
-    def add(self, lineno, labels, feats):
+    def add(self, lineno: int, labels: str, feats: str) -> None:
         self.linenos.append(lineno)
         self.labels.append(labels)
         self.feats.append(feats)
 
-    def convert(self, path):
+    def convert(self, path: Path) -> _Arrays:
         """Label and feature arrays of the block, with per-row counts."""
         lab_counts = [0 if not s else s.count(",") + 1 for s in self.labels]
         feat_counts = [s.count(":") for s in self.feats]
@@ -126,7 +137,7 @@ class _Block:
             )
         return labels, np.array(lab_counts), idx, val, np.array(feat_counts)
 
-    def _locate_bad_number(self, path):
+    def _locate_bad_number(self, path: Path) -> NoReturn:
         """Raise naming the line of the first number that numpy could not convert."""
         for lineno, labels, feats in zip(self.linenos, self.labels, self.feats):
             for lab in labels.split(",") if labels else ():
@@ -151,12 +162,20 @@ class _Block:
         raise DatasetFormatError("a number could not be read", path=path)
 
 
-def _row_of(counts, position):
+def _row_of(counts: ArrayLike, position: int | np.integer[Any]) -> int:
     """Row holding flat entry ``position`` given per-row counts."""
     return int(np.searchsorted(np.cumsum(counts), position, side="right"))
 
 
-def _check_range(what, values, counts, limit, linenos, path, hint=""):
+def _check_range(
+    what: str,
+    values: _I64,
+    counts: _I64,
+    limit: int,
+    linenos: list[int],
+    path: Path,
+    hint: str = "",
+) -> None:
     bad = np.flatnonzero(values >= limit)
     if bad.size:
         row = _row_of(counts, bad[0])
@@ -167,7 +186,7 @@ def _check_range(what, values, counts, limit, linenos, path, hint=""):
         )
 
 
-def _check_duplicates(what, rows, cols, linenos, path):
+def _check_duplicates(what: str, rows: _I64, cols: _I64, linenos: list[int], path: Path) -> None:
     """No (row, index) pair twice. ``rows`` ascending."""
     if cols.size < 2:
         return
@@ -182,14 +201,21 @@ def _check_duplicates(what, rows, cols, linenos, path):
         )
 
 
-def _read_rows(path, fmt):
+def _read_rows(
+    path: Path, fmt: str
+) -> tuple[tuple[int, int, int] | None, list[int], _I64, _I64, _I64, NDArray[np.float32], _I64]:
     """Header (or None) and the rows' arrays; line numbers kept for the errors."""
-    header = None
-    linenos, labs, lab_counts, idxs, vals, feat_counts = [], [], [], [], [], []
+    header: tuple[int, int, int] | None = None
+    linenos: list[int] = []
+    labs: list[_I64] = []
+    lab_counts: list[_I64] = []
+    idxs: list[_I64] = []
+    vals: list[NDArray[np.float32]] = []
+    feat_counts: list[_I64] = []
     block = _Block()
-    pending_blank = []  # blank lines are rows only if a row follows them
+    pending_blank: list[int] = []  # blank lines are rows only if a row follows them
 
-    def flush():
+    def flush() -> None:
         nonlocal block
         if block.linenos:
             lab, lc, idx, val, fc = block.convert(path)
@@ -216,7 +242,8 @@ def _read_rows(path, fmt):
                                 path=path,
                                 line=1,
                             )
-                        header = tuple(int(g) for g in m.groups())
+                        n_rows, n_cols, n_labs = m.groups()
+                        header = (int(n_rows), int(n_cols), int(n_labs))
                         continue
                 if line.lstrip().startswith("#"):  # a comment line is not a row
                     continue
@@ -237,7 +264,7 @@ def _read_rows(path, fmt):
             f"corrupt or truncated gzip stream ({exc})", path=path
         ) from None
 
-    def cat(parts, dtype):
+    def cat(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
         return np.concatenate(parts) if parts else np.zeros(0, dtype)
 
     return (
@@ -251,15 +278,45 @@ def _read_rows(path, fmt):
     )
 
 
+@overload
 def load_xc(
-    path,
+    path: str | os.PathLike[str],
     *,
-    format="auto",
-    zero_based="auto",
-    n_features=None,
-    n_labels=None,
-    return_X_y=False,
-):
+    format: Literal["auto", "xc", "libsvm"] = ...,
+    zero_based: Literal["auto"] | bool = ...,
+    n_features: int | None = ...,
+    n_labels: int | None = ...,
+    return_X_y: Literal[False] = ...,
+) -> Bunch: ...
+@overload
+def load_xc(
+    path: str | os.PathLike[str],
+    *,
+    format: Literal["auto", "xc", "libsvm"] = ...,
+    zero_based: Literal["auto"] | bool = ...,
+    n_features: int | None = ...,
+    n_labels: int | None = ...,
+    return_X_y: Literal[True],
+) -> tuple[SparseMatrix, SparseMatrix]: ...
+@overload
+def load_xc(
+    path: str | os.PathLike[str],
+    *,
+    format: Literal["auto", "xc", "libsvm"] = ...,
+    zero_based: Literal["auto"] | bool = ...,
+    n_features: int | None = ...,
+    n_labels: int | None = ...,
+    return_X_y: bool = ...,
+) -> Bunch | tuple[SparseMatrix, SparseMatrix]: ...
+def load_xc(
+    path: str | os.PathLike[str],
+    *,
+    format: Literal["auto", "xc", "libsvm"] = "auto",
+    zero_based: Literal["auto"] | bool = "auto",
+    n_features: int | None = None,
+    n_labels: int | None = None,
+    return_X_y: bool = False,
+) -> Bunch | tuple[SparseMatrix, SparseMatrix]:
     """Load an Extreme Classification Repository or LIBSVM multi-label text file.
 
     Parameters
@@ -327,6 +384,8 @@ def load_xc(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"file {str(path)!r} not found")
+    d: int | None
+    q: int | None
     header, linenos, lab, lab_counts, idx, val, feat_counts = _read_rows(path, format)
     fmt = "xc" if header is not None else "libsvm"
     n = len(linenos)
