@@ -187,3 +187,62 @@ def _loop_extb(conf, s, rng):
             out[last[nxt]] = 1
             j -= 1
     return out
+
+
+# ------------------------------------------------------------ weighted vote
+def loop_brknn_weighted(Y, query_nbrs, query_dists, k, weight_of, variant="none"):
+    """BR-kNN with a weighted vote, one query, label and neighbour at a time.
+
+    The vote share of label l is ``v_l = sum_j w_j y_jl / sum_j w_j`` (0 when every
+    weight is 0), the weighted count ``c_l = k v_l`` replaces ``count_l`` in
+    ``conf_l = (c_l + 1/n) / (k + q/n)``; the 0.5 rule, BR-kNN-a's fallback and
+    BR-kNN-b's ``s = max(1, floor(sum_l c_l / (k + q/n) + 1/2))`` are evaluated in
+    exact rational arithmetic from the float weights.
+
+    Parameters
+    ----------
+    Y : (n, q) 0/1 training labels.
+    query_nbrs, query_dists : (m, >= k) neighbour indices and distances (first k used).
+    k : int
+    weight_of : callable, the weight of one neighbour from its distance (a float).
+    variant : {"none", "a", "b"}
+
+    Returns
+    -------
+    confidences : (m, q) float
+    prediction : (m, q) int
+    """
+    n, q = Y.shape
+    m = query_nbrs.shape[0]
+    confidences = np.zeros((m, q))
+    prediction = np.zeros((m, q), dtype=int)
+    for t in range(m):
+        w = [Fraction(float(weight_of(float(query_dists[t, col])))) for col in range(k)]
+        total = sum(w, Fraction(0))
+        c = []
+        for label in range(q):
+            share = Fraction(0)
+            for col in range(k):
+                if Y[query_nbrs[t, col], label] == 1:
+                    share += w[col]
+            c.append(Fraction(k) * share / total if total > 0 else Fraction(0))
+        exact = [(c[label] + Fraction(1, n)) / (Fraction(k) + Fraction(q, n)) for label in range(q)]
+        for label in range(q):
+            confidences[t, label] = float(exact[label])
+        if variant in ("none", "a"):
+            for label in range(q):
+                if exact[label] >= Fraction(1, 2):
+                    prediction[t, label] = 1
+            if variant == "a" and not prediction[t].any():
+                best = 0
+                for label in range(1, q):
+                    if exact[label] > exact[best]:
+                        best = label
+                prediction[t, best] = 1
+        elif variant == "b":
+            s = max(1, math.floor(sum(c, Fraction(0)) / (Fraction(k) + Fraction(q, n)) + Fraction(1, 2)))
+            for label in sorted(range(q), key=lambda label: (-exact[label], label))[:s]:
+                prediction[t, label] = 1
+        else:
+            raise ValueError(f"variant must be 'none', 'a' or 'b'; got {variant!r}")
+    return confidences, prediction

@@ -14,7 +14,8 @@ differences. Notation: n training instances, q labels, k neighbours,
 ``count_l`` the number of a query's k neighbours that have label l, and
 ``L = sum_l count_l`` the total size of the neighbours' label sets.
 
-Sparse labels: see :class:`BRkNN` and :mod:`._brknn_votes`.
+Sparse labels: see :class:`BRkNN` and :mod:`._brknn_votes`; the weighted vote:
+:mod:`._brknn_weights`. :class:`BRkNN` itself is defined in :mod:`._brknn_core`.
 """
 
 from typing import Any
@@ -23,268 +24,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
-from ..neighbors import NeighborGraph, build_graph
 from ..utils._param_validation import StrOptions
-from ..utils._typing import (
-    FloatArray,
-    LabelMatrix,
-    MatrixLike,
-    NDArray,
-    SparseMatrix,
-    TopK,
-)
-from ..utils._validation import validate_features
+from ..utils._typing import MatrixLike, NDArray, SparseMatrix
 from . import _brknn_mulan as mulan
-from ._brknn_votes import as_counts_csr, entry_rows, indicator, row_sums, top_by_count
-from ._java_random import JavaRandom
-from ._kernels import neighbor_label_counts, sparse_neighbor_label_counts
+from ._brknn_core import MULAN_SEED, BRkNN
+from ._brknn_votes import as_counts_csr, indicator, row_sums, top_by_count
 
-#: MULAN seeds the tie-breaking ``java.util.Random`` of BRkNN with 1 (its constructor).
-MULAN_SEED = 1
-
-
-class BRkNN(KNNMultiLabelBase):
-    """Binary relevance k-nearest neighbours (BR-kNN), as in MULAN.
-
-    **Scores.** ``predict_proba`` returns MULAN's per-label confidence
-
-    ``conf_l = (count_l + 1/n) / (k + q/n)``,
-
-    the neighbour vote with the estimator correction of Weka's IBk (every label
-    starts at 1/n, the total at q/n). The scores are in (0, 1) and never exactly
-    0 or 1, and they order the labels exactly as the counts do.
-
-    **Decision.** Label l is assigned when ``conf_l >= 0.5``. Because of the
-    correction, the decision is evaluated exactly, in integers:
-    ``conf_l >= 0.5`` iff ``2 n count_l + 2 >= n k + q``. Consequences for a vote
-    of exactly half the neighbours (``count_l = k/2``): with q >= 3 labels it falls
-    just under 0.5 and is **not** assigned (k = 10, n = 100, q = 6:
-    (5 + 0.01) / (10 + 0.06) = 0.49801...); with q = 2 it is exactly 0.5 and is
-    assigned; with q = 1 it is just above 0.5 and is assigned. A strict majority
-    (``count_l > k/2``) is assigned whenever ``n >= q - 2``. The prediction may
-    be the empty set (see :class:`BRkNNa` and :class:`BRkNNb`).
-
-    **Readings** (``variant``; the full table is in docs/brknn.md):
-
-    * ``"paper"`` (default): the above, with exactly k neighbours (ties at the
-      k-th distance go to the lower training index) and exact decisions.
-    * ``"mulan"``: MULAN bit for bit. Every training instance tied with the
-      k-th distance votes (k' >= k neighbours, found by a wider exact search),
-      ``conf_l = (1/n + count_l) / (q/n + k')`` summed in Weka's order in
-      float64, and ``conf_l >= 0.5`` decided in floating point (q = 2, n = 12,
-      k = 2, a half vote: 0.4999999999999999, not assigned). Needs an exact
-      backend and ``hubness=None``. Features are searched as given (MULAN's
-      Weka distance rescales them to [0, 1] by the training range unless
-      switched off: scale first to match a default MULAN run).
-    * scikit-multilearn has no plain BR-kNN class; its ``BRkNNaClassifier`` is
-      this rule without the correction, ``BRkNNa(variant="skmultilearn")``.
-
-    **Sparse labels.** A CSR Y stays sparse: counts are the sparse product
-    graph @ Y, ``predict`` returns CSR, and :meth:`predict_topk` is exact
-    without any (n_queries, q) array. Cost: the search, plus
-    O(n_queries k + nnz(counts) log nnz(counts)).
-
-    Parameters
-    ----------
-    n_neighbors : int, default=10
-        k, the number of neighbours.
-    neighbors : str or object, default="brute"
-        Neighbour-search backend (see :mod:`mlknn.neighbors`).
-    metric : str, default="euclidean"
-    n_jobs : int, optional
-    hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
-        Hubness reduction applied to every neighbour graph before the vote
-        (seed 001's BRkNNa-ls, -mp and -dsl; see :mod:`mlknn.hubness`).
-    variant : {"paper", "mulan"}, default="paper"
-        Whose reading to compute (see above).
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised backend (``neighbors="pynndescent"``). MULAN's tie
-        draws always use ``java.util.Random(1)``, as MULAN does.
-
-    Attributes
-    ----------
-    n_train_ : int
-        n, the number of training instances.
-    n_labels_ : int
-        q.
-    nn_ : fitted neighbour backend
-    n_features_in_ : int
-    sparse_labels_ : bool
-        Whether Y was kept sparse.
-    tie_random_state_ : int
-        ``variant="mulan"`` only: the 48-bit state of MULAN's ``java.util.Random(1)``
-        tie stream (BR-kNN-a and -b), reset by ``fit`` and advanced by every
-        ``predict``, query by query.
-    classes_ : list of ndarray
-        ``[0, 1]`` for every label (scikit-learn's multi-label form).
-
-    See Also
-    --------
-    BRkNNa : never predicts the empty set.
-    BRkNNb : predicts as many labels as the neighbours have on average.
-    MLkNN : a MAP decision per label instead of the vote.
-
-    References
-    ----------
-    E. Spyromitros, G. Tsoumakas and I. Vlahavas, "An Empirical Study of Lazy
-    Multilabel Classification Algorithms", Proc. 5th Hellenic Conference on
-    Artificial Intelligence (SETN 2008), LNAI 5138, pp. 401-406, 2008.
-
-    Examples
-    --------
-    >>> from mlknn import BRkNN
-    >>> from mlknn.datasets import make_multilabel
-    >>> data = make_multilabel(n_samples=200, random_state=0)
-    >>> clf = BRkNN(n_neighbors=5).fit(data.X, data.Y)
-    >>> clf.predict(data.X[:2]).shape
-    (2, 5)
-    """
-
-    _parameter_constraints = {
-        **KNNMultiLabelBase._parameter_constraints,
-        "hubness": HUBNESS_CONSTRAINT,
-        "variant": [StrOptions({"paper", "mulan"})],
-        "random_state": RANDOM_STATE_CONSTRAINT,
-    }
-    _supports_sparse_labels = True
-
-    def __init__(self, n_neighbors: int = 10, *, neighbors: Any = "brute", metric: str = "euclidean",
-                 n_jobs: int | None = None, hubness: Any = None, variant: str = "paper",
-                 random_state: Any = None) -> None:
-        self.n_neighbors = n_neighbors
-        self.neighbors = neighbors
-        self.metric = metric
-        self.n_jobs = n_jobs
-        self.hubness = hubness
-        self.variant = variant
-        self.random_state = random_state
-
-    def _search_width(self) -> int:
-        if self.variant == "mulan":
-            self._check_no_hubness()
-            # One neighbour more than k shows whether the k-th distance is tied; the
-            # rows where it is are searched wider (see _votes).
-            return self.n_neighbors + 1
-        return super()._search_width()
-
-    def _check_no_hubness(self) -> None:
-        # Called by search_width, i.e. before any search or allocation.
-        if self.hubness is not None:
-            raise ValueError(
-                f"The 'hubness' parameter of {type(self).__name__} must be None with "
-                f"variant='mulan' (MULAN has no hubness reduction). Got hubness={self.hubness!r}."
-            )
-
-    # ------------------------------------------------------------------ fit
-    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
-        if self.variant == "mulan":
-            self._check_no_hubness()
-            if getattr(self.nn_, "exact", None) is False:  # a user backend may not say
-                raise ValueError(
-                    f"variant='mulan' of {type(self).__name__} counts every training instance tied with "
-                    "the k-th distance, which needs an exact neighbour search (MULAN's linear search); "
-                    f"the 'neighbors' backend {type(self.nn_).__name__} is approximate."
-                )
-            # MULAN's Random(1) is created with the classifier; its experiments copy a
-            # fresh classifier per fold, which is what a fit is here.
-            self.tie_random_state_ = JavaRandom(MULAN_SEED).state
-        # Lazy: nothing is learned beyond the stored label matrix.
-        self._fit_Y = Y
-
-    # ------------------------------------------------------------- votes
-    def _votes(self, graph: NeighborGraph, X: MatrixLike) -> tuple[MatrixLike, NDArray[np.int64] | None]:
-        """Counts per (query, label), dense (dense Y) or CSR (sparse Y), and k' per query.
-
-        ``k_prime`` is None when every query has exactly k neighbours (the paper and
-        scikit-multilearn readings); with ``variant="mulan"`` it holds each query's
-        neighbour count including the ties at the k-th distance.
-        """
-        Y = self._fit_Y
-        if self.variant != "mulan":
-            counts = sparse_neighbor_label_counts(graph, Y) if sp.issparse(Y) else neighbor_label_counts(graph, Y)
-            return counts, None
-        research = None
-        if self.nn_ is not None and X is not None:
-            research = mulan.research_with(self.nn_, validate_features(self, X, reset=False), build_graph)
-        A, k_prime = mulan.tie_extended_neighbourhoods(graph, self.n_neighbors, self.n_train_, research)
-        return as_counts_csr(A @ Y) if sp.issparse(Y) else np.asarray(A @ Y.astype(np.int64)), k_prime
-
-    def _weka_tables(self, k_prime: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        return mulan.weka_tables(self.n_train_, self.n_labels_, int(k_prime.max(initial=self.n_neighbors)))
-
-    def _score(
-        self, counts: NDArray[Any], k_prime: NDArray[np.int64] | None, rows: NDArray[np.int64] | None = None
-    ) -> FloatArray:
-        """Scores of dense counts, or of count values at the given query rows (sparse path)."""
-        n, q, k = self.n_train_, self.n_labels_, self.n_neighbors
-        if self.variant == "mulan":
-            assert k_prime is not None  # _votes gives k' with variant="mulan"
-            num, total = self._weka_tables(k_prime)
-            conf: FloatArray = num[counts] / (total[k_prime][:, None] if rows is None else total[k_prime[rows]])
-            return conf
-        if self.variant == "skmultilearn":
-            return counts / k
-        return (counts + 1.0 / n) / (k + q / n)
-
-    # -------------------------------------------------------------- hooks
-    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
-        counts, k_prime = self._votes(graph, X)
-        if not sp.issparse(counts):
-            return self._score(counts, k_prime)
-        # The dense output the caller asked for (the base class checked its size):
-        # each row's zero-vote score everywhere, then the stored counts' scores.
-        n_rows, rows = counts.shape[0], entry_rows(counts)
-        out = np.empty(counts.shape)
-        out[:] = self._score(np.zeros(n_rows, dtype=np.int64), k_prime, np.arange(n_rows))[:, None]
-        out[rows, counts.indices] = self._score(counts.data.astype(np.int64), k_prime, rows)
-        return out
-
-    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
-        counts, k_prime = self._votes(graph, X)
-        if self.variant == "mulan":
-            assert k_prime is not None  # _votes gives k' with variant="mulan"
-            pred = self._decide_mulan(as_counts_csr(counts), k_prime)
-            return pred if sp.issparse(counts) else pred.toarray()
-        if sp.issparse(counts):
-            return self._decide_sparse(as_counts_csr(counts))
-        return self._decide(counts)
-
-    def _predict_topk_graph(self, graph: NeighborGraph, X: MatrixLike, k: int) -> TopK:
-        """Exact top k in count space: the score is increasing in the count within a row."""
-        counts, k_prime = self._votes(graph, X)
-        C = as_counts_csr(counts)
-        n_rows = C.shape[0]
-        rows, labels, top = top_by_count(C, np.full(n_rows, k, dtype=np.int64))
-        return labels.reshape(n_rows, k), np.asarray(self._score(top, k_prime, rows), dtype=np.float64).reshape(n_rows, k)
-
-    # ---------------------------------------------------------- decisions
-    def _majority(self, counts: NDArray[Any]) -> NDArray[np.bool_]:
-        # conf >= 0.5  <=>  (count + 1/n) / (k + q/n) >= 1/2  <=>  2 n count + 2 >= n k + q
-        n, q, k = self.n_train_, self.n_labels_, self.n_neighbors
-        return 2 * n * counts + 2 >= n * k + q
-
-    def _decide(self, counts: NDArray[Any]) -> NDArray[np.uint8]:
-        """Paper reading, dense counts."""
-        return self._majority(counts).astype(np.uint8)
-
-    def _majority_entries(self, C: SparseMatrix) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Rows and labels of the sparse counts that pass the 0.5 rule (a label without
-        votes never does: it would need ``2 >= n k + q``)."""
-        hit = self._majority(C.data)
-        return entry_rows(C)[hit], C.indices[hit].astype(np.int64)
-
-    def _decide_sparse(self, C: SparseMatrix) -> SparseMatrix:
-        """Paper reading, CSR counts (same decisions as :meth:`_decide`)."""
-        return indicator(*self._majority_entries(C), C.shape)
-
-    def _decide_mulan(self, C: SparseMatrix, k_prime: NDArray[np.int64]) -> SparseMatrix:
-        num, total = self._weka_tables(k_prime)
-        return indicator(*mulan.mulan_majority(C, k_prime, num, total), C.shape)
-
-    def _tie_stream(self) -> JavaRandom:
-        """MULAN's tie-breaking stream, continued from where the last prediction left it."""
-        return JavaRandom.from_state(self.tie_random_state_)
+__all__ = ["MULAN_SEED", "BRkNN", "BRkNNa", "BRkNNb"]
 
 
 class BRkNNa(BRkNN):
@@ -322,6 +68,8 @@ class BRkNNa(BRkNN):
         Seed 001's BRkNNa-ls, BRkNNa-mp, BRkNNa-dsl.
     variant : {"paper", "mulan", "skmultilearn"}, default="paper"
     random_state : int, RandomState instance or None, default=None
+    weights : {"uniform", "distance"} or callable, default="uniform"
+        See :class:`BRkNN`; the fallback takes the label of highest weighted vote.
 
     Attributes
     ----------
@@ -445,6 +193,9 @@ class BRkNNb(BRkNN):
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
     variant : {"paper", "mulan"}, default="paper"
     random_state : int, RandomState instance or None, default=None
+    weights : {"uniform", "distance"} or callable, default="uniform"
+        See :class:`BRkNN`; ``L`` is then the sum of the weighted counts ``k v_l``
+        and s is computed in float64.
 
     Attributes
     ----------
@@ -496,12 +247,12 @@ class BRkNNb(BRkNN):
         """
         check_is_fitted(self)
         n, q, k = self.n_train_, self.n_labels_, self.n_neighbors
-        if sp.issparse(counts):
+        if sp.issparse(counts) or self._weighted():
             total = row_sums(as_counts_csr(counts))
         else:
             total = np.asarray(counts, dtype=np.int64).sum(axis=1)
-        s = (2 * n * total + n * k + q) // (2 * (n * k + q))
-        return np.maximum(s, 1)
+        s = (2 * n * total + n * k + q) // (2 * (n * k + q))  # float64 floor for weighted counts
+        return np.maximum(s, 1).astype(np.int64)
 
     def _decide_sparse(self, C: SparseMatrix) -> SparseMatrix:
         rows, labels, _ = top_by_count(C, self.label_set_size(C))

@@ -23,9 +23,15 @@ from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
 _Int64 = NDArray[np.int64]
 
 
+def _count_dtype(data: NDArray[Any]) -> type[np.int64] | type[np.float64]:
+    # Weighted votes (_brknn_weights) are float64 "counts"; integer counts stay int64.
+    return np.float64 if data.dtype.kind == "f" else np.int64
+
+
 def as_counts_csr(counts: MatrixLike) -> SparseMatrix:
-    """Dense or sparse counts as a canonical int64 ``csr_array`` (no explicit zeros)."""
-    C = sp.csr_array(counts, dtype=np.int64)
+    """Dense or sparse counts as a canonical ``csr_array`` (no explicit zeros):
+    int64 for integer counts, float64 for weighted ones."""
+    C = sp.csr_array(counts, dtype=_count_dtype(np.asarray(counts.data if sp.issparse(counts) else counts)))
     C.eliminate_zeros()
     C.sort_indices()
     return C
@@ -36,9 +42,11 @@ def entry_rows(C: SparseMatrix) -> _Int64:
     return np.repeat(np.arange(C.shape[0], dtype=np.int64), np.diff(C.indptr))
 
 
-def row_sums(C: SparseMatrix) -> _Int64:
-    """Sum of each row of a CSR matrix, int64 (``L``, the neighbours' label mass)."""
-    return np.bincount(entry_rows(C), weights=C.data, minlength=C.shape[0]).round().astype(np.int64)
+def row_sums(C: SparseMatrix) -> NDArray[np.int64] | NDArray[np.float64]:
+    """Sum of each row of a CSR matrix (``L``, the neighbours' label mass): int64 for
+    integer counts, float64 for weighted ones."""
+    total = np.bincount(entry_rows(C), weights=C.data, minlength=C.shape[0])
+    return total if C.data.dtype.kind == "f" else total.round().astype(np.int64)
 
 
 def kth_absent(C: SparseMatrix, rows: ArrayLike, m: ArrayLike) -> _Int64:
@@ -79,7 +87,7 @@ def lowest_absent(C: SparseMatrix, need: ArrayLike) -> tuple[_Int64, _Int64]:
     return rows, kth_absent(C, rows, m)
 
 
-def top_by_count(C: SparseMatrix, s: ArrayLike) -> tuple[_Int64, _Int64, _Int64]:
+def top_by_count(C: SparseMatrix, s: ArrayLike) -> tuple[_Int64, _Int64, NDArray[Any]]:
     """The ``s[r]`` labels of highest count of each row r, ties by the lower label.
 
     Labels without a vote rank after every voted label, lowest index first, and
@@ -92,8 +100,9 @@ def top_by_count(C: SparseMatrix, s: ArrayLike) -> tuple[_Int64, _Int64, _Int64]
 
     Returns
     -------
-    rows, labels, counts : ndarrays of shape (sum(s),), int64
-        Sorted by row, then decreasing count, then increasing label.
+    rows, labels, counts : ndarrays of shape (sum(s),)
+        Sorted by row, then decreasing count, then increasing label; rows and
+        labels int64, counts int64 (float64 for float data), 0 for the fill.
     """
     s = np.asarray(s, dtype=np.int64)
     rows = entry_rows(C)
@@ -106,7 +115,8 @@ def top_by_count(C: SparseMatrix, s: ArrayLike) -> tuple[_Int64, _Int64, _Int64]
     out_rows = np.concatenate([rows[keep], fill_rows])
     merge = np.argsort(out_rows, kind="stable")
     labels = np.concatenate([C.indices[keep].astype(np.int64), fill_labels])[merge]
-    counts = np.concatenate([C.data[keep].astype(np.int64), np.zeros(fill_rows.size, np.int64)])[merge]
+    dt = _count_dtype(C.data)
+    counts = np.concatenate([C.data[keep].astype(dt), np.zeros(fill_rows.size, dt)])[merge]
     return out_rows[merge], labels, counts
 
 
