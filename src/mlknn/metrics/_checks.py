@@ -5,12 +5,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ..utils._typing import MatrixLike
 from ..utils._validation import check_label_matrix
 
 
-def _check_indicator(Y, name):
+def _check_indicator(Y: MatrixLike, name: str) -> NDArray[np.bool_]:
     """Return ``Y`` as a dense boolean (n_samples, n_labels) array.
 
     Parameters
@@ -30,16 +32,16 @@ def _check_indicator(Y, name):
         If ``Y`` is not 2-D, holds a value other than 0 and 1, or has no row
         or no column.
     """
-    Y = check_label_matrix(Y, name=name)
-    if Y.shape[0] == 0:
+    dense: NDArray[np.uint8] = check_label_matrix(Y, name=name)  # dense without accept_sparse
+    if dense.shape[0] == 0:
         raise ValueError(
             f"{name} must be a 2-D binary indicator array of shape (n_samples, n_labels) "
-            f"with at least one sample; got shape {Y.shape}."
+            f"with at least one sample; got shape {dense.shape}."
         )
-    return Y.astype(bool, copy=False)
+    return dense.astype(bool, copy=False)
 
 
-def _check_targets(Y_true, Y_pred):
+def _check_targets(Y_true: MatrixLike, Y_pred: MatrixLike) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Validate a pair of indicator matrices of the same shape.
 
     Parameters
@@ -59,7 +61,7 @@ def _check_targets(Y_true, Y_pred):
     return yt, yp
 
 
-def _check_scores(Y_score, shape, name="Y_score"):
+def _check_scores(Y_score: MatrixLike, shape: tuple[int, ...], name: str = "Y_score") -> NDArray[np.float64]:
     """Return ``Y_score`` as a finite float64 array of the given shape.
 
     Parameters
@@ -109,23 +111,25 @@ def _check_scores(Y_score, shape, name="Y_score"):
         raise ValueError(
             f"{name} must have the same shape as Y_true {tuple(shape)}; got shape {S.shape}."
         )
-    S = S.astype(np.float64, copy=False)
-    finite = np.isfinite(S)
+    S64 = S.astype(np.float64, copy=False)
+    finite = np.isfinite(S64)
     if not finite.all():
         i, j = np.argwhere(~finite)[0]
         raise ValueError(
-            f"{name} must contain only finite values; got {float(S[i, j])!r} at row {i}, column {j}."
+            f"{name} must contain only finite values; got {float(S64[i, j])!r} at row {i}, column {j}."
         )
-    return S
+    return S64
 
 
-def _check_true_and_scores(Y_true, Y_score):
+def _check_true_and_scores(
+    Y_true: MatrixLike, Y_score: MatrixLike
+) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
     """``Y_true`` as a boolean indicator matrix and ``Y_score`` as finite floats of its shape."""
     yt = _check_indicator(Y_true, "Y_true")
     return yt, _check_scores(Y_score, yt.shape)
 
 
-def _check_beta(beta):
+def _check_beta(beta: float) -> float:
     """Check the F-measure weight ``beta`` (a positive finite real)."""
     if (
         isinstance(beta, bool)
@@ -137,7 +141,7 @@ def _check_beta(beta):
     return float(beta)
 
 
-def _undefined(metric, reason):
+def _undefined(metric: str, reason: str) -> float:
     """Warn that ``metric`` is undefined on this input and return NaN."""
     warnings.warn(
         f"{metric} is undefined: {reason}. Returning NaN.",

@@ -4,8 +4,10 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ..utils._typing import MatrixLike
 from ..utils._validation import check_label_matrix
 
 __all__ = ["label_contingency"]
@@ -14,7 +16,7 @@ __all__ = ["label_contingency"]
 _MAX_LABELS = 10_000
 
 
-def label_contingency(Y):
+def label_contingency(Y: MatrixLike) -> NDArray[np.float64]:
     r"""Second-order label dependencies: ``mat[q, r] = Pr(H_1^q | H_1^r)``, ``mat[q, q] = Pr(H_1^q)``.
 
     Seed 000, section 3.2 and Figure 1: for labels q != r, the fraction of the

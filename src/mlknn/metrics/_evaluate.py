@@ -1,8 +1,14 @@
 """All metrics at once: :func:`evaluate`, :data:`METRIC_NAMES`, :data:`GREATER_IS_BETTER`."""
 
-from ._example_based import _check_scores, _check_targets, _example_prf, _hamming_loss, _subset_accuracy
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike
+
+from ..utils._typing import MatrixLike
+from ._checks import _check_scores, _check_targets
+from ._example_based import _example_prf, _hamming_loss, _subset_accuracy
 from ._label_based import _label_accuracy, _macro_auc, _macro_prf, _micro_auc, _micro_prf
-from ._ranking import _average_precision, _check_ties, _coverage, _one_error, _rank_stats, _ranking_loss
+from ._ranking import TieRule, _average_precision, _check_ties, _coverage, _one_error, _rank_stats, _ranking_loss
 
 __all__ = ["evaluate", "METRIC_NAMES", "GREATER_IS_BETTER"]
 
@@ -55,7 +61,15 @@ GREATER_IS_BETTER = {
 }
 
 
-def evaluate(Y_true, Y_pred, Y_score, *, ties="pessimistic", at_k=None, inv_propensity=None):
+def evaluate(
+    Y_true: MatrixLike,
+    Y_pred: MatrixLike | None,
+    Y_score: MatrixLike | None,
+    *,
+    ties: TieRule = "pessimistic",
+    at_k: int | Sequence[int] | None = None,
+    inv_propensity: ArrayLike | None = None,
+) -> dict[str, float]:
     """Compute every metric of :data:`METRIC_NAMES` in one pass.
 
     ``accuracy``, ``precision``, ``recall`` and ``f1`` are the example-based

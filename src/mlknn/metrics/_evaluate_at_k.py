@@ -21,9 +21,13 @@ in the ``skipped`` attribute of the returned dict, when
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..utils._typing import MatrixLike
 from ._evaluate import METRIC_NAMES, evaluate
 from ._extreme import (
     _check_inv_propensity,
@@ -94,7 +98,7 @@ class MetricSkippedWarning(UserWarning):
     """
 
 
-class EvaluationResult(dict):
+class EvaluationResult(dict[str, float]):
     """The dict returned by ``evaluate(..., at_k=...)`` (name -> float), with ``skipped``.
 
     Parameters
@@ -125,15 +129,16 @@ class EvaluationResult(dict):
     (0.5, {'coverage': 'why'})
     """
 
-    def __init__(self, values, skipped):
+    def __init__(self, values: Mapping[str, float], skipped: Mapping[str, str]) -> None:
         super().__init__(values)
-        self.skipped = dict(skipped)
+        self.skipped: dict[str, str] = dict(skipped)
 
 
-def _check_at_k(at_k):
+def _check_at_k(at_k: int | Sequence[int]) -> tuple[int, ...]:
     bad = ValueError(
         f"at_k must be a positive int or a sequence of positive ints; got {at_k!r}."
     )
+    ks: tuple[int | np.integer[Any], ...]
     if isinstance(at_k, (int, np.integer)) and not isinstance(at_k, bool):
         ks = (at_k,)
     elif isinstance(at_k, (str, bytes, bool)) or not np.iterable(at_k):
@@ -147,7 +152,14 @@ def _check_at_k(at_k):
     return tuple(sorted({int(k) for k in ks}))
 
 
-def evaluate_at_k(Y_true, Y_pred, Y_score, *, at_k, inv_propensity):
+def evaluate_at_k(
+    Y_true: MatrixLike,
+    Y_pred: MatrixLike | None,
+    Y_score: MatrixLike,
+    *,
+    at_k: int | Sequence[int] | None,
+    inv_propensity: ArrayLike | None,
+) -> EvaluationResult:
     """The body of :func:`~mlknn.metrics.evaluate` when ``at_k`` or ``inv_propensity`` is given.
 
     Parameters
@@ -187,6 +199,8 @@ def evaluate_at_k(Y_true, Y_pred, Y_score, *, at_k, inv_propensity):
     else:
         skip_all = None
 
+    values: dict[str, float]
+    skipped: dict[str, str]
     if skip_all is not None:
         values, skipped = {}, dict.fromkeys(METRIC_NAMES, skip_all)
     else:
@@ -221,7 +235,7 @@ def evaluate_at_k(Y_true, Y_pred, Y_score, *, at_k, inv_propensity):
             values[f"psprecision@{k}"] = _psprecision(Y, L, H, k, w)
             values[f"psndcg@{k}"] = _psndcg(Y, L, H, k, w)
     if skipped:
-        by_reason = {}
+        by_reason: dict[str, list[str]] = {}
         for name, why in skipped.items():
             by_reason.setdefault(why, []).append(name)
         msg = "; ".join(

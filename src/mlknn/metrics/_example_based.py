@@ -1,4 +1,4 @@
-"""Example-based classification metrics, and the input checks of :mod:`mlknn.metrics`.
+"""Example-based classification metrics, and the confusion counts of :mod:`mlknn.metrics`.
 
 The metrics follow Zhang & Zhou, "A Review on Multi-Label Learning Algorithms"
 (IEEE TKDE 2014), Knowl 3, and Younes et al. (EURASIP J. Adv. Signal Process.
@@ -13,15 +13,10 @@ The input checks every metric module shares live in ``_checks.py``.
 
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from ._checks import (  # noqa: F401  (re-exported for the other metric modules)
-    _check_beta,
-    _check_indicator,
-    _check_scores,
-    _check_targets,
-    _check_true_and_scores,
-    _undefined,
-)
+from ..utils._typing import MatrixLike
+from ._checks import _check_beta, _check_targets
 
 __all__ = [
     "hamming_loss",
@@ -35,11 +30,13 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------
-# Input checks shared by the metrics subpackage
+# Confusion counts shared by the metrics subpackage
 # --------------------------------------------------------------------------
 
 
-def _prf_from_counts(tp, fp, fn, beta=1.0):
+def _prf_from_counts(
+    tp: ArrayLike, fp: ArrayLike, fn: ArrayLike, beta: float = 1.0
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Precision, recall, F-beta and Jaccard from confusion counts.
 
     Works elementwise on arrays (one entry per instance or per label) and on
@@ -79,7 +76,9 @@ def _prf_from_counts(tp, fp, fn, beta=1.0):
     return precision, recall, fbeta, jaccard
 
 
-def _confusion_counts(yt, yp, axis):
+def _confusion_counts(
+    yt: NDArray[np.bool_], yp: NDArray[np.bool_], axis: int
+) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
     """True positives, false positives and false negatives along ``axis``.
 
     ``axis=1``: one count per instance (example-based measures); ``axis=0``: one
@@ -91,7 +90,9 @@ def _confusion_counts(yt, yp, axis):
     return tp, fp, fn
 
 
-def _example_prf(yt, yp, beta=1.0):
+def _example_prf(
+    yt: NDArray[np.bool_], yp: NDArray[np.bool_], beta: float = 1.0
+) -> tuple[float, float, float, float]:
     """Mean example-based precision, recall, F-beta and accuracy (Jaccard)."""
     p, r, f, j = _prf_from_counts(*_confusion_counts(yt, yp, axis=1), beta=beta)
     return float(p.mean()), float(r.mean()), float(f.mean()), float(j.mean())
@@ -102,11 +103,11 @@ def _example_prf(yt, yp, beta=1.0):
 # type detection, which costs np.unique and a CSR copy of both matrices.
 
 
-def _hamming_loss(yt, yp):
+def _hamming_loss(yt: NDArray[np.bool_], yp: NDArray[np.bool_]) -> float:
     return float(np.count_nonzero(yt != yp) / yt.size)
 
 
-def _subset_accuracy(yt, yp):
+def _subset_accuracy(yt: NDArray[np.bool_], yp: NDArray[np.bool_]) -> float:
     return float(np.count_nonzero((yt == yp).all(axis=1)) / yt.shape[0])
 
 
@@ -115,7 +116,7 @@ def _subset_accuracy(yt, yp):
 # --------------------------------------------------------------------------
 
 
-def hamming_loss(Y_true, Y_pred):
+def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Hamming loss: the fraction of wrong instance-label pairs.
 
     .. math:: \mathrm{hloss}(h) = \frac{1}{p}\sum_{i=1}^{p}\frac{1}{q}|h(x_i)\,\Delta\,Y_i|
@@ -159,7 +160,7 @@ def hamming_loss(Y_true, Y_pred):
     return _hamming_loss(yt, yp)
 
 
-def subset_accuracy(Y_true, Y_pred):
+def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Subset accuracy (exact match ratio).
 
     .. math:: \mathrm{subsetacc}(h) = \frac{1}{p}\sum_{i=1}^{p}[\![h(x_i) = Y_i]\!]
@@ -205,7 +206,7 @@ def subset_accuracy(Y_true, Y_pred):
     return _subset_accuracy(yt, yp)
 
 
-def example_accuracy(Y_true, Y_pred):
+def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Example-based accuracy (mean Jaccard index of the label sets).
 
     .. math:: \mathrm{Acc}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
@@ -252,7 +253,7 @@ def example_accuracy(Y_true, Y_pred):
     return _example_prf(yt, yp)[3]
 
 
-def example_precision(Y_true, Y_pred):
+def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Example-based precision.
 
     .. math:: \mathrm{Precision}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
@@ -302,7 +303,7 @@ def example_precision(Y_true, Y_pred):
     return _example_prf(yt, yp)[0]
 
 
-def example_recall(Y_true, Y_pred):
+def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Example-based recall.
 
     .. math:: \mathrm{Recall}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
@@ -351,7 +352,7 @@ def example_recall(Y_true, Y_pred):
     return _example_prf(yt, yp)[1]
 
 
-def example_f1(Y_true, Y_pred, *, beta=1.0):
+def example_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""Example-based F-measure: the mean over instances of the per-instance F-beta.
 
     .. math:: F^{\beta}_{exam}(h) = \frac{1}{p}\sum_{i=1}^{p}
@@ -408,7 +409,7 @@ def example_f1(Y_true, Y_pred, *, beta=1.0):
     return _example_prf(yt, yp, beta=beta)[2]
 
 
-def example_f_of_means(Y_true, Y_pred, *, beta=1.0):
+def example_f_of_means(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""The review's example-based F-beta: the weighted harmonic mean of the averaged precision and recall.
 
     .. math:: F^{\beta}_{exam}(h) = \frac{(1+\beta^2)\,\mathrm{Precision}_{exam}(h)\,

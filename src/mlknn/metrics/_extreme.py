@@ -47,11 +47,14 @@ Every test row counts in every mean, as in the repository's tables:
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ..utils._param_validation import Integral, Interval, Real, validate_params
+from ..utils._typing import MatrixLike, SparseMatrix
 from ._extreme_inputs import check_true, hits, ranked_labels
 
 __all__ = [
@@ -63,12 +66,12 @@ __all__ = [
     "recall_at_k",
 ]
 
-_Y_TRUE = ["array-like", "sparse matrix"]
-_Y_SCORE = ["array-like", "sparse matrix", tuple]
-_K = [Interval(Integral, 1, None, closed="left")]
+_Y_TRUE: list[Any] = ["array-like", "sparse matrix"]
+_Y_SCORE: list[Any] = ["array-like", "sparse matrix", tuple]
+_K: list[Any] = [Interval(Integral, 1, None, closed="left")]
 
 
-def _check_inv_propensity(inv_propensity, q):
+def _check_inv_propensity(inv_propensity: ArrayLike, q: int) -> NDArray[np.float64]:
     w = np.asarray(inv_propensity, dtype=np.float64)
     if w.shape != (q,):
         raise ValueError(
@@ -79,11 +82,11 @@ def _check_inv_propensity(inv_propensity, q):
     return w
 
 
-def _discounts(k):
+def _discounts(k: int) -> NDArray[np.float64]:
     return 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
 
 
-def _best_weights(Y, w, k):
+def _best_weights(Y: SparseMatrix, w: NDArray[np.float64], k: int) -> NDArray[np.float64]:
     """(n, k): the k largest weights among each row's true labels, 0-padded."""
     n = Y.shape[0]
     counts = np.diff(Y.indptr)
@@ -97,13 +100,14 @@ def _best_weights(Y, w, k):
     return out
 
 
-def _ideal_dcg(Y, k):
+def _ideal_dcg(Y: SparseMatrix, k: int) -> NDArray[np.float64]:
     """Per row: sum_{l=1}^{min(k, |y_i|)} 1/log2(l+1) (0 for a row without labels)."""
     cum = np.concatenate([[0.0], np.cumsum(_discounts(k))])
-    return cum[np.minimum(np.diff(Y.indptr), k)]
+    ideal: NDArray[np.float64] = cum[np.minimum(np.diff(Y.indptr), k)]  # scipy is untyped: Any index
+    return ideal
 
 
-def _ratio(num, den, metric):
+def _ratio(num: float, den: float, metric: str) -> float:
     if den == 0:
         warnings.warn(
             f"{metric} is undefined: no row of Y_true has a true label. Returning NaN.",
@@ -114,7 +118,9 @@ def _ratio(num, den, metric):
     return float(num / den)
 
 
-def _prepare(Y_true, Y_score, k):
+def _prepare(
+    Y_true: MatrixLike, Y_score: MatrixLike, k: int
+) -> tuple[SparseMatrix, NDArray[np.int64], NDArray[np.bool_]]:
     """Validated CSR ``Y_true``, the (n, k) ranking and its (n, k) hit matrix."""
     Y = check_true(Y_true)
     L = ranked_labels(Y_score, Y.shape, k)
@@ -125,11 +131,11 @@ def _prepare(Y_true, Y_score, k):
 # so evaluate(at_k=(1, 3, 5)) ranks once.
 
 
-def _precision(Y, L, H, k):
+def _precision(Y: SparseMatrix, L: NDArray[np.int64], H: NDArray[np.bool_], k: int) -> float:
     return float(H[:, :k].sum(axis=1).mean() / k)
 
 
-def _recall(Y, L, H, k):
+def _recall(Y: SparseMatrix, L: NDArray[np.int64], H: NDArray[np.bool_], k: int) -> float:
     n_true = np.diff(Y.indptr)
     per_row = np.divide(
         H[:, :k].sum(axis=1), n_true, out=np.zeros(Y.shape[0]), where=n_true > 0
@@ -137,7 +143,7 @@ def _recall(Y, L, H, k):
     return float(per_row.mean())
 
 
-def _ndcg(Y, L, H, k):
+def _ndcg(Y: SparseMatrix, L: NDArray[np.int64], H: NDArray[np.bool_], k: int) -> float:
     ideal = _ideal_dcg(Y, k)
     dcg = H[:, :k] @ _discounts(k)
     return float(
@@ -145,17 +151,17 @@ def _ndcg(Y, L, H, k):
     )
 
 
-def _gains(L, H, w, k):
+def _gains(L: NDArray[np.int64], H: NDArray[np.bool_], w: NDArray[np.float64], k: int) -> NDArray[np.float64]:
     return np.where(H[:, :k], w[np.maximum(L[:, :k], 0)], 0.0)
 
 
-def _psprecision(Y, L, H, k, w):
+def _psprecision(Y: SparseMatrix, L: NDArray[np.int64], H: NDArray[np.bool_], k: int, w: NDArray[np.float64]) -> float:
     return _ratio(
         _gains(L, H, w, k).sum(), _best_weights(Y, w, k).sum(), "psprecision_at_k"
     )
 
 
-def _psndcg(Y, L, H, k, w):
+def _psndcg(Y: SparseMatrix, L: NDArray[np.int64], H: NDArray[np.bool_], k: int, w: NDArray[np.float64]) -> float:
     disc = _discounts(k)
     ideal = _ideal_dcg(Y, k)
     scale = np.divide(1.0, ideal, out=np.zeros(Y.shape[0]), where=ideal > 0)
@@ -168,12 +174,12 @@ def _psndcg(Y, L, H, k, w):
 # The measures
 # --------------------------------------------------------------------------
 
-_COMMON = {"Y_true": _Y_TRUE, "Y_score": _Y_SCORE, "k": _K}
-_PS = {**_COMMON, "inv_propensity": ["array-like"]}
+_COMMON: dict[str, list[Any]] = {"Y_true": _Y_TRUE, "Y_score": _Y_SCORE, "k": _K}
+_PS: dict[str, list[Any]] = {**_COMMON, "inv_propensity": ["array-like"]}
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
-def precision_at_k(Y_true, Y_score, k=5):
+def precision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
     """Precision at k: the mean over rows of (true labels among the top k) / k.
 
     ``P@k = 1/n sum_i 1/k sum_{l in top_k(i)} y_il``, the Extreme
@@ -218,7 +224,7 @@ def precision_at_k(Y_true, Y_score, k=5):
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
-def recall_at_k(Y_true, Y_score, k=5):
+def recall_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
     """Recall at k: the mean over rows of (true labels among the top k) / (true labels).
 
     ``R@k = 1/n sum_i |top_k(i) & y_i| / |y_i|``; a row without true labels
@@ -258,7 +264,7 @@ def recall_at_k(Y_true, Y_score, k=5):
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
-def ndcg_at_k(Y_true, Y_score, k=5):
+def ndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
     """Normalised discounted cumulative gain at k.
 
     ``nDCG@k = 1/n sum_i DCG_i / IDCG_i`` with ``DCG_i = sum_{r=1}^{k}
@@ -302,7 +308,7 @@ def ndcg_at_k(Y_true, Y_score, k=5):
 
 
 @validate_params(_PS, prefer_skip_nested_validation=True)
-def psprecision_at_k(Y_true, Y_score, inv_propensity, k=5):
+def psprecision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: ArrayLike, k: int = 5) -> float:
     """Propensity-scored precision at k, normalised by the best achievable PSP@k.
 
     Jain, Prabhu and Varma (KDD 2016), eq. 3 with weights ``w_l = 1/p_l``:
@@ -357,7 +363,7 @@ def psprecision_at_k(Y_true, Y_score, inv_propensity, k=5):
 
 
 @validate_params(_PS, prefer_skip_nested_validation=True)
-def psndcg_at_k(Y_true, Y_score, inv_propensity, k=5):
+def psndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: ArrayLike, k: int = 5) -> float:
     """Propensity-scored nDCG at k, normalised by the best achievable value.
 
     Per row, ``PSDCG_i = sum_{r=1}^{k} w_{l_r} y_{i,l_r} / log2(r+1)`` and
@@ -417,7 +423,7 @@ def psndcg_at_k(Y_true, Y_score, inv_propensity, k=5):
     },
     prefer_skip_nested_validation=True,
 )
-def inverse_propensity(Y_train, A=0.55, B=1.5):
+def inverse_propensity(Y_train: MatrixLike, A: float = 0.55, B: float = 1.5) -> NDArray[np.float64]:
     """Inverse label propensities ``1/p_l`` of Jain, Prabhu and Varma (KDD 2016).
 
     ``1/p_l = 1 + C (N_l + B)^(-A)`` with ``C = (ln N - 1)(B + 1)^A``, N the
@@ -465,4 +471,5 @@ def inverse_propensity(Y_train, A=0.55, B=1.5):
     n = Y.shape[0]
     freq = np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.float64)
     C = (np.log(n) - 1.0) * (B + 1.0) ** A
-    return 1.0 + C * (freq + B) ** (-A)
+    w: NDArray[np.float64] = 1.0 + C * (freq + B) ** (-A)  # n is Any (scipy is untyped)
+    return w

@@ -7,10 +7,14 @@ ever read (a dense ``Y_score`` the caller already holds), never created.
 
 from __future__ import annotations
 
+from typing import Any, TypeGuard
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 
 from ..utils._topk import topk_from_dense
+from ..utils._typing import MatrixLike, SparseMatrix
 from ..utils._validation import check_label_matrix
 
 __all__ = ["check_true", "hits", "is_topk_pair", "ranked_labels"]
@@ -24,7 +28,7 @@ _DENSE_BLOCK_CELLS = 1 << 22
 # --------------------------------------------------------------------------
 
 
-def check_true(Y_true, name="Y_true"):
+def check_true(Y_true: MatrixLike, name: str = "Y_true") -> SparseMatrix:
     """``Y_true`` as a canonical uint8 CSR array (sorted indices, no duplicates, data all 1)."""
     Y = check_label_matrix(Y_true, name=name, accept_sparse=True)
     if not sp.issparse(Y):
@@ -36,8 +40,8 @@ def check_true(Y_true, name="Y_true"):
     return Y
 
 
-def is_topk_pair(Y_score):
-    return (
+def is_topk_pair(Y_score: object) -> TypeGuard[tuple[NDArray[np.integer[Any]], NDArray[Any]]]:
+    return bool(
         isinstance(Y_score, tuple)
         and len(Y_score) == 2
         and all(isinstance(a, np.ndarray) for a in Y_score)
@@ -46,7 +50,9 @@ def is_topk_pair(Y_score):
     )
 
 
-def _ranked_pair(labels, scores, shape, k):
+def _ranked_pair(
+    labels: NDArray[Any], scores: NDArray[Any], shape: tuple[int, int], k: int
+) -> NDArray[np.int64]:
     """Validate a ``(labels, scores)`` pair; return its first k labels in rank order."""
     n, q = shape
     if scores.shape != labels.shape:
@@ -92,7 +98,7 @@ def _ranked_pair(labels, scores, shape, k):
     return np.take_along_axis(labels, order, axis=1)[:, :k]
 
 
-def _topk_dense(S, k):
+def _topk_dense(S: NDArray[np.float64], k: int) -> NDArray[np.int64]:
     """Top-k labels of each row of a dense score matrix, ties to the lower label."""
     n, q = S.shape
     kk = min(k, q)
@@ -103,7 +109,7 @@ def _topk_dense(S, k):
     return out
 
 
-def _topk_sparse(S, k):
+def _topk_sparse(S: SparseMatrix, k: int) -> NDArray[np.int64]:
     """Top-k of the stored entries of each CSR row; slots beyond a row's nnz are -1."""
     S = sp.csr_array(S)
     S.sum_duplicates()
@@ -118,7 +124,7 @@ def _topk_sparse(S, k):
     return out
 
 
-def ranked_labels(Y_score, shape, k):
+def ranked_labels(Y_score: MatrixLike, shape: tuple[int, int], k: int) -> NDArray[np.int64]:
     """The (n, k) int64 label ranking of any accepted ``Y_score`` (-1: empty slot)."""
     if is_topk_pair(Y_score):
         return _ranked_pair(Y_score[0], Y_score[1], shape, k)
@@ -149,7 +155,7 @@ def ranked_labels(Y_score, shape, k):
     return _topk_dense(S, k)
 
 
-def hits(Y, L):
+def hits(Y: SparseMatrix, L: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Boolean (n, k): is ranked label ``L[i, j]`` a true label of row i (no densifying)."""
     n, q = Y.shape
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(Y.indptr))

@@ -9,15 +9,11 @@ convention table in :mod:`mlknn.metrics`.
 """
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ._example_based import (
-    _check_beta,
-    _check_targets,
-    _check_true_and_scores,
-    _confusion_counts,
-    _prf_from_counts,
-    _undefined,
-)
+from ..utils._typing import MatrixLike
+from ._checks import _check_beta, _check_targets, _check_true_and_scores, _undefined
+from ._example_based import _confusion_counts, _prf_from_counts
 from ._ranking import _row_blocks, _sort_rows
 
 __all__ = [
@@ -34,25 +30,25 @@ __all__ = [
 ]
 
 
-def _label_accuracy(yt, yp):
+def _label_accuracy(yt: NDArray[np.bool_], yp: NDArray[np.bool_]) -> tuple[float, float]:
     """Macro and micro label-based accuracy ``(TP + TN) / (TP + FP + TN + FN)``."""
     n, q = yt.shape
     correct = n - np.count_nonzero(yt != yp, axis=0)  # TP_j + TN_j, per label
     return float(np.mean(correct / n)), float(correct.sum() / (n * q))
 
 
-def _macro_prf(yt, yp, beta=1.0):
+def _macro_prf(yt: NDArray[np.bool_], yp: NDArray[np.bool_], beta: float = 1.0) -> tuple[float, float, float]:
     p, r, f, _ = _prf_from_counts(*_confusion_counts(yt, yp, axis=0), beta=beta)
     return float(p.mean()), float(r.mean()), float(f.mean())
 
 
-def _micro_prf(yt, yp, beta=1.0):
+def _micro_prf(yt: NDArray[np.bool_], yp: NDArray[np.bool_], beta: float = 1.0) -> tuple[float, float, float]:
     tp, fp, fn = (c.sum() for c in _confusion_counts(yt, yp, axis=0))
     p, r, f, _ = _prf_from_counts(tp, fp, fn, beta=beta)
     return float(p), float(r), float(f)
 
 
-def _auc_rows(Y, A):
+def _auc_rows(Y: NDArray[np.bool_], A: NDArray[np.float64]) -> NDArray[np.float64]:
     """Mann-Whitney AUC of each row of ``A`` against the 0/1 row of ``Y``.
 
     Every row must hold at least one positive and one negative. In each sorted
@@ -63,16 +59,17 @@ def _auc_rows(Y, A):
     Ys, first, last = _sort_rows(A, Y)
     neg = ~Ys
     neg_incl = np.cumsum(neg, axis=1)
-    neg_excl = neg_incl - neg
-    below = np.take_along_axis(neg_excl, first, axis=1)
+    neg_excl: NDArray[np.intp] = neg_incl - neg
+    below: NDArray[np.intp] = np.take_along_axis(neg_excl, first, axis=1)
     tied = np.take_along_axis(neg_incl, last, axis=1) - below
     twice_u = np.where(Ys, 2 * below + tied, 0).sum(axis=1)
     n_pos = np.count_nonzero(Ys, axis=1)
     n_neg = Ys.shape[1] - n_pos
-    return twice_u / (2.0 * n_pos * n_neg)
+    auc: NDArray[np.float64] = twice_u / (2.0 * n_pos * n_neg)  # numpy's stubs lose the dtype here
+    return auc
 
 
-def _macro_auc(yt, S):
+def _macro_auc(yt: NDArray[np.bool_], S: NDArray[np.float64]) -> float:
     n_pos = np.count_nonzero(yt, axis=0)
     valid = (n_pos > 0) & (n_pos < yt.shape[0])
     if not valid.any():
@@ -86,7 +83,7 @@ def _macro_auc(yt, S):
     return float(aucs.mean())
 
 
-def _micro_auc(yt, S):
+def _micro_auc(yt: NDArray[np.bool_], S: NDArray[np.float64]) -> float:
     pos = np.sort(S[yt])
     neg = np.sort(S[~yt])
     if pos.size == 0 or neg.size == 0:
@@ -100,7 +97,7 @@ def _micro_auc(yt, S):
     return float(twice_u / (2.0 * pos.size * neg.size))
 
 
-def macro_accuracy(Y_true, Y_pred):
+def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Macro-averaged label-based accuracy (seed 003, Knowl 4, B = Accuracy).
 
     .. math:: \frac{1}{q}\sum_{j=1}^{q}\frac{TP_j + TN_j}{TP_j + FP_j + TN_j + FN_j}
@@ -142,7 +139,7 @@ def macro_accuracy(Y_true, Y_pred):
     return _label_accuracy(*_check_targets(Y_true, Y_pred))[0]
 
 
-def micro_accuracy(Y_true, Y_pred):
+def micro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Micro-averaged label-based accuracy (seed 003, Knowl 4, B = Accuracy).
 
     .. math:: \frac{\sum_j (TP_j + TN_j)}{\sum_j (TP_j + FP_j + TN_j + FN_j)}
@@ -182,7 +179,7 @@ def micro_accuracy(Y_true, Y_pred):
     return _label_accuracy(*_check_targets(Y_true, Y_pred))[1]
 
 
-def macro_precision(Y_true, Y_pred):
+def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Macro-averaged precision: the mean over labels of ``TP_j / (TP_j + FP_j)``.
 
     A label predicted for no instance scores 1 if it is relevant to no
@@ -225,7 +222,7 @@ def macro_precision(Y_true, Y_pred):
     return _macro_prf(yt, yp)[0]
 
 
-def macro_recall(Y_true, Y_pred):
+def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Macro-averaged recall: the mean over labels of ``TP_j / (TP_j + FN_j)``.
 
     A label relevant to no instance scores 1 if it is predicted for no
@@ -268,7 +265,7 @@ def macro_recall(Y_true, Y_pred):
     return _macro_prf(yt, yp)[1]
 
 
-def macro_f1(Y_true, Y_pred, *, beta=1.0):
+def macro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""Macro-averaged F-measure: the mean over labels of each label's F-beta.
 
     ``F_j = (1 + b^2) TP_j / ((1 + b^2) TP_j + b^2 FN_j + FP_j)``, 1 for a
@@ -315,7 +312,7 @@ def macro_f1(Y_true, Y_pred, *, beta=1.0):
     return _macro_prf(yt, yp, beta=beta)[2]
 
 
-def micro_precision(Y_true, Y_pred):
+def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Micro-averaged precision: ``sum_j TP_j / sum_j (TP_j + FP_j)``.
 
     If nothing at all is predicted it is 1 when nothing is relevant either,
@@ -355,7 +352,7 @@ def micro_precision(Y_true, Y_pred):
     return _micro_prf(yt, yp)[0]
 
 
-def micro_recall(Y_true, Y_pred):
+def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Micro-averaged recall: ``sum_j TP_j / sum_j (TP_j + FN_j)``.
 
     If nothing at all is relevant it is 1 when nothing is predicted either,
@@ -395,7 +392,7 @@ def micro_recall(Y_true, Y_pred):
     return _micro_prf(yt, yp)[1]
 
 
-def micro_f1(Y_true, Y_pred, *, beta=1.0):
+def micro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""Micro-averaged F-measure: F-beta of the counts summed over labels.
 
     1 if nothing is relevant and nothing is predicted. Equals scikit-learn's
@@ -438,7 +435,7 @@ def micro_f1(Y_true, Y_pred, *, beta=1.0):
     return _micro_prf(yt, yp, beta=beta)[2]
 
 
-def macro_auc(Y_true, Y_score):
+def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     r"""Macro-averaged area under the ROC curve.
 
     For each label ``j`` with positives :math:`Z_j` and negatives
@@ -487,7 +484,7 @@ def macro_auc(Y_true, Y_score):
     return _macro_auc(yt, S)
 
 
-def micro_auc(Y_true, Y_score):
+def micro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     r"""Micro-averaged area under the ROC curve.
 
     The AUC of all instance-label pairs pooled: the fraction of

@@ -33,9 +33,13 @@ they give the same numbers as :func:`ranking_loss` and
 :func:`average_precision` (checked in the tests).
 """
 
-import numpy as np
+from typing import Any, Literal, TypeAlias
 
-from ._example_based import _check_true_and_scores, _undefined
+import numpy as np
+from numpy.typing import NDArray
+
+from ..utils._typing import MatrixLike
+from ._checks import _check_true_and_scores, _undefined
 
 __all__ = ["one_error", "coverage", "ranking_loss", "average_precision", "TIE_RULES"]
 
@@ -44,13 +48,15 @@ __all__ = ["one_error", "coverage", "ranking_loss", "average_precision", "TIE_RU
 _BLOCK_ENTRIES = 1 << 20
 
 
-def _row_blocks(n_rows, n_cols):
+def _row_blocks(n_rows: int, n_cols: int) -> list[slice]:
     """Slices covering ``range(n_rows)`` in blocks of about ``_BLOCK_ENTRIES`` entries."""
     step = max(1, _BLOCK_ENTRIES // max(n_cols, 1))
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
-def _sort_rows(A, Y):
+def _sort_rows(
+    A: NDArray[np.float64], Y: NDArray[np.bool_]
+) -> tuple[NDArray[np.bool_], NDArray[np.intp], NDArray[np.intp]]:
     """Sort each row of ``A`` ascending and locate its groups of tied values.
 
     Parameters
@@ -83,20 +89,22 @@ def _sort_rows(A, Y):
     return Ys, first, last
 
 
+#: A tie rule of the ranking measures (the ``ties`` parameter).
+TieRule: TypeAlias = Literal["pessimistic", "average", "optimistic", "mulan"]
 #: The tie rules of the ranking measures (the ``ties`` parameter).
-TIE_RULES = ("pessimistic", "average", "optimistic", "mulan")
+TIE_RULES: tuple[TieRule, ...] = ("pessimistic", "average", "optimistic", "mulan")
 
 #: Weka 3.7.12's ``Utils.SMALL``: ``Utils.eq(a, b)`` is ``a - b < SMALL and b - a < SMALL``.
 _WEKA_SMALL = 1e-6
 
 
-def _check_ties(ties):
+def _check_ties(ties: TieRule) -> TieRule:
     if not isinstance(ties, str) or ties not in TIE_RULES:
         raise ValueError(f"The 'ties' parameter must be one of {TIE_RULES}; got {ties!r}.")
     return ties
 
 
-def _mulan_order(S):
+def _mulan_order(S: NDArray[np.float64]) -> NDArray[np.intp]:
     """Each row's labels from best to worst rank, as MULAN ranks confidences.
 
     MULAN (``MultiLabelOutput.ranksFromValues``) calls Weka 3.7.12's
@@ -131,7 +139,9 @@ def _mulan_order(S):
     return ascending[:, ::-1]
 
 
-def _instance_terms(Y, S, ties="pessimistic"):
+def _instance_terms(
+    Y: NDArray[np.bool_], S: NDArray[np.float64], ties: TieRule = "pessimistic"
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Per-instance one-error, coverage, ranking loss and average precision.
 
     ``Y`` must contain only non-degenerate instances. Labels are sorted by
@@ -176,10 +186,11 @@ def _instance_terms(Y, S, ties="pessimistic"):
         rloss = bad_pairs / (n_rel * (q - n_rel))
         avgprec = np.where(Ys, rank_rel / rank, 0.0).sum(axis=1) / n_rel
         return one_err, cover, rloss, avgprec
-    before = np.take_along_axis(cum_rel - Ys, first, axis=1)
+    before: NDArray[np.intp] = np.take_along_axis(cum_rel - Ys, first, axis=1)
     r = (rank_rel - before).astype(np.float64)  # relevant labels in the group
     g = (last - first + 1).astype(np.float64)
     irr_above = first - before  # irrelevant labels in earlier groups
+    bad: NDArray[np.signedinteger[Any] | np.float64]  # whole pairs, or half pairs on average
     if ties == "optimistic":
         one_err = (r[:, 0] == 0).astype(np.float64)
         rank_opt = first + cum_rel - before  # j-th relevant of its group: first + j
@@ -206,11 +217,12 @@ class _RankStats:
         and one irrelevant label (m may be 0).
     """
 
-    def __init__(self, yt, S, ties="pessimistic"):
+    def __init__(self, yt: NDArray[np.bool_], S: NDArray[np.float64], ties: TieRule = "pessimistic") -> None:
         n_rel = np.count_nonzero(yt, axis=1)
         keep = (n_rel > 0) & (n_rel < yt.shape[1])
         Y, Sk = yt[keep], S[keep]
         parts = [_instance_terms(Y[b], Sk[b], ties) for b in _row_blocks(*Y.shape)]
+        columns: list[NDArray[np.float64]]
         if parts:
             columns = [np.concatenate(c) for c in zip(*parts)]
         else:
@@ -218,11 +230,11 @@ class _RankStats:
         self.one_error, self.coverage, self.ranking_loss, self.average_precision = columns
 
     @property
-    def empty(self):
-        return self.one_error.shape[0] == 0
+    def empty(self) -> bool:
+        return bool(self.one_error.shape[0] == 0)
 
 
-def _rank_stats(yt, S, ties="pessimistic"):
+def _rank_stats(yt: NDArray[np.bool_], S: NDArray[np.float64], ties: TieRule = "pessimistic") -> _RankStats:
     """Select the non-degenerate instances (1 <= |Y_i| <= q - 1) and rank them."""
     return _RankStats(yt, S, _check_ties(ties))
 
@@ -233,29 +245,29 @@ _NO_INSTANCE = (
 )
 
 
-def _mean_or_nan(st, name):
+def _mean_or_nan(st: _RankStats, name: str) -> float:
     if st.empty:
         return _undefined(name, _NO_INSTANCE)
     return float(np.mean(getattr(st, name)))
 
 
-def _one_error(st):
+def _one_error(st: _RankStats) -> float:
     return _mean_or_nan(st, "one_error")
 
 
-def _coverage(st):
+def _coverage(st: _RankStats) -> float:
     return _mean_or_nan(st, "coverage")
 
 
-def _ranking_loss(st):
+def _ranking_loss(st: _RankStats) -> float:
     return _mean_or_nan(st, "ranking_loss")
 
 
-def _average_precision(st):
+def _average_precision(st: _RankStats) -> float:
     return _mean_or_nan(st, "average_precision")
 
 
-def _prepare(Y_true, Y_score, ties):
+def _prepare(Y_true: MatrixLike, Y_score: MatrixLike, ties: TieRule) -> _RankStats:
     _check_ties(ties)
     return _rank_stats(*_check_true_and_scores(Y_true, Y_score), ties)
 
@@ -263,7 +275,7 @@ def _prepare(Y_true, Y_score, ties):
 
 
 
-def one_error(Y_true, Y_score, *, ties="pessimistic"):
+def one_error(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""One-error: how often the top-ranked label is irrelevant.
 
     .. math:: \mathrm{one\text{-}error}(f) = \frac{1}{p}\sum_{i=1}^{p}
@@ -317,7 +329,7 @@ def one_error(Y_true, Y_score, *, ties="pessimistic"):
     return _one_error(_prepare(Y_true, Y_score, ties))
 
 
-def coverage(Y_true, Y_score, *, ties="pessimistic"):
+def coverage(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""Coverage: how far down the ranking one must go to cover all relevant labels.
 
     .. math:: \mathrm{coverage}(f) = \frac{1}{p}\sum_{i=1}^{p}
@@ -373,7 +385,7 @@ def coverage(Y_true, Y_score, *, ties="pessimistic"):
     return _coverage(_prepare(Y_true, Y_score, ties))
 
 
-def ranking_loss(Y_true, Y_score, *, ties="pessimistic"):
+def ranking_loss(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""Ranking loss: the fraction of relevant/irrelevant label pairs mis-ordered.
 
     .. math:: \mathrm{rloss}(f) = \frac{1}{p}\sum_{i=1}^{p}
@@ -429,7 +441,7 @@ def ranking_loss(Y_true, Y_score, *, ties="pessimistic"):
     return _ranking_loss(_prepare(Y_true, Y_score, ties))
 
 
-def average_precision(Y_true, Y_score, *, ties="pessimistic"):
+def average_precision(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""Average precision of the label ranking.
 
     .. math:: \mathrm{avgprec}(f) = \frac{1}{p}\sum_{i=1}^{p}\frac{1}{|Y_i|}
