@@ -4,12 +4,15 @@ The wrapped library proposes candidates; this module turns them into mlknn's
 ``kneighbors`` contract with the exact kernel's float64 re-ranking.
 """
 
+from typing import Literal, Self, overload
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._typing import FloatArray, IntArray, MatrixLike, NDArray
 from ._brute import BruteNeighbors
 from ._contract import (
     check_metric,
@@ -20,6 +23,9 @@ from ._contract import (
     prepare_points,
 )
 from ._exact_kernel import _exact_sqdist, _row_sqnorms
+
+#: ``kneighbors``' answer with distances: (float64 distances, intp indices), each (n_queries, k).
+KNeighbors = tuple[NDArray[np.float64], NDArray[np.intp]]
 
 
 class _CandidateBackend(BaseEstimator):
@@ -46,16 +52,26 @@ class _CandidateBackend(BaseEstimator):
     ``_build(X32)`` and ``_search(Q32 or None, width)``.
     """
 
-    exact = False
-    _name = "?"
-    _accepts_sparse = False
+    exact: bool = False
+    _name: str = "?"
+    _accepts_sparse: bool = False
     #: Extra candidates searched beyond k (+1 for leave-one-out) before re-ranking.
-    _margin = 8
+    _margin: int = 8
     #: Rounding bound of the wrapped float32 distances, relative to |q|^2 + max |x|^2.
-    _rtol = 1e-4
+    _rtol: float = 1e-4
+
+    # Set by the subclasses' __init__ (metric, n_jobs) and by fit.
+    metric: str
+    n_jobs: int | None
+    n_samples_fit_: int
+    n_features_in_: int
+    _fit_X: MatrixLike
+    _fit_sqnorm: NDArray[np.float64]
+    _fit_sqnorm_max: float
+    _brute: BruteNeighbors | None
 
     # -------------------------------------------------------------- input
-    def _prepare(self, X):
+    def _prepare(self, X: MatrixLike) -> MatrixLike:
         if sp.issparse(X) and not self._accepts_sparse:
             raise TypeError(
                 f"neighbors={self._name!r} does not accept sparse input (it indexes dense "
@@ -65,12 +81,12 @@ class _CandidateBackend(BaseEstimator):
         return prepare_points(X, self.metric, accept_sparse=self._accepts_sparse)
 
     @staticmethod
-    def _as_float32(X):
+    def _as_float32(X: MatrixLike) -> MatrixLike:
         if sp.issparse(X):
             return X.astype(np.float32)
         return np.ascontiguousarray(X, dtype=np.float32)
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Index the training points.
 
         Parameters
@@ -96,7 +112,13 @@ class _CandidateBackend(BaseEstimator):
         self._build(self._as_float32(X))
         return self
 
-    def recall(self, X=None, n_neighbors=10, n_samples=1000, random_state=None):
+    def recall(
+        self,
+        X: MatrixLike = None,
+        n_neighbors: int = 10,
+        n_samples: int = 1000,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> float:
         """Recall@k of this fitted index against exact search, on a sample.
 
         :func:`mlknn.neighbors.estimate_recall` on the training points the index
@@ -128,24 +150,55 @@ class _CandidateBackend(BaseEstimator):
         return estimate_recall(self, self._fit_X, X, n_neighbors=n_neighbors, n_samples=n_samples,
                                random_state=random_state, approx_indices=approx)
 
-    def _loo_width(self, n_neighbors):
+    def _build(self, X32: MatrixLike) -> None:
+        """Index the float32 training points (each subclass wraps its library here)."""
+        raise NotImplementedError
+
+    def _search(self, Q32: MatrixLike | None, width: int) -> tuple[IntArray, FloatArray]:
+        """``width`` candidates of each query (None: the training points, leave-one-out):
+        indices (``-1`` for a missing slot) and approximate squared distances."""
+        raise NotImplementedError
+
+    def _loo_width(self, n_neighbors: int) -> int:
         """Candidates asked of the library for a leave-one-out search: one slot for
         the point itself, plus the re-ranking margin."""
         return min(n_neighbors + 1 + self._margin, self.n_samples_fit_)
 
-    def _loo_reads_built_graph(self, n_neighbors):
+    def _loo_reads_built_graph(self, n_neighbors: int) -> bool:
         """Whether ``kneighbors(None, n_neighbors)`` reads a graph built at fit
         (then measuring it costs no search) rather than searching the training points."""
         return False
 
-    def _fallback(self):
+    def _fallback(self) -> BruteNeighbors:
         if self._brute is None:
             # Shares the data; the brute index only adds |x|^2 and its own GEMM layout.
             self._brute = BruteNeighbors(metric="sqeuclidean").fit(self._fit_X)
         return self._brute
 
     # ------------------------------------------------------------- search
-    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+    @overload
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: Literal[True] = True
+    ) -> KNeighbors: ...
+
+    @overload
+    def kneighbors(
+        self, X: MatrixLike, n_neighbors: int, return_distance: Literal[False]
+    ) -> NDArray[np.intp]: ...
+
+    @overload
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, *, return_distance: Literal[False]
+    ) -> NDArray[np.intp]: ...
+
+    @overload
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
+    ) -> KNeighbors | NDArray[np.intp]: ...
+
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
+    ) -> KNeighbors | NDArray[np.intp]:
         """The ``n_neighbors`` nearest training points of each query.
 
         Same contract as :meth:`BruteNeighbors.kneighbors`: distances ascending,
@@ -197,7 +250,15 @@ class _CandidateBackend(BaseEstimator):
             sq *= 0.5
         return (sq, ind) if return_distance else ind
 
-    def _rerank(self, Q, qn, own, cand, approx, k):
+    def _rerank(
+        self,
+        Q: MatrixLike,
+        qn: NDArray[np.float64],
+        own: NDArray[np.intp] | None,
+        cand: IntArray,
+        approx: FloatArray,
+        k: int,
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp], NDArray[np.bool_]]:
         n_q, width = cand.shape
         n_fit = self.n_samples_fit_
         cand = cand.astype(np.intp, copy=False)
@@ -218,12 +279,18 @@ class _CandidateBackend(BaseEstimator):
             redo |= ~(sq[:, -1] < last - delta)
         return sq, ind, redo
 
-    def _brute_rows(self, Q, rows, own, k):
+    def _brute_rows(
+        self, Q: MatrixLike, rows: NDArray[np.intp], own: NDArray[np.intp] | None, k: int
+    ) -> KNeighbors:
         """Exact answer for some rows: brute-force queries (k + 1 and self removed for LOO)."""
         brute = self._fallback()
+        sq: NDArray[np.float64]
+        ind: NDArray[np.intp]
         if own is None:
-            return brute.kneighbors(Q[rows], k)
+            sq, ind = brute.kneighbors(Q[rows], k)
+            return sq, ind
         # The exact (k+1)-list without the point's own index is its leave-one-out k-list.
         sq, ind = brute.kneighbors(Q[rows], k + 1)
-        return drop_own_index(ind, own[rows], sq)
+        sq, ind = drop_own_index(ind, own[rows], sq)
+        return sq, ind
 

@@ -59,7 +59,7 @@ class NeighborsIndex(Protocol):
         ...
 
     def kneighbors(
-        self, X: MatrixLike = None, n_neighbors: int | None = None, return_distance: bool = True
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
     ) -> Any:
         """The k nearest training points of each query, by (distance, training index).
 
@@ -67,8 +67,8 @@ class NeighborsIndex(Protocol):
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
             Queries; None: the leave-one-out graph of the training points.
-        n_neighbors : int, default=None
-            k.
+        n_neighbors : int, default=10
+            k (mlknn always passes it).
         return_distance : bool, default=True
             Also return the distances.
 

@@ -24,39 +24,48 @@ How faiss's answer is mapped to mlknn's contract (see ``_CandidateBackend``):
 """
 
 import math
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, TypeVar
+
+import numpy as np
 
 from ..utils import check_optional_dependency
+from ..utils._typing import NDArray
 from ._approximate import _CandidateBackend
 from ._base import register_backend
 from ._contract import resolve_n_jobs
 
 
-def _faiss(name):
+def _faiss(name: str) -> ModuleType:
     return check_optional_dependency("faiss", f"neighbors={name!r}")
 
 
 class _FaissBase(_CandidateBackend):
-    def _set_threads(self, faiss):
+    _X32: NDArray[np.float32]
+    _index: Any  # a faiss.Index (faiss has no type information)
+
+    def _set_threads(self, faiss: ModuleType) -> None:
         # faiss's thread count is process-wide (OpenMP); set it from the shared rule.
         faiss.omp_set_num_threads(resolve_n_jobs(self.n_jobs))
 
-    def _search(self, Q32, width):
+    def _search(self, Q32: NDArray[np.float32] | None, width: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
         Q32 = self._X32 if Q32 is None else Q32
         self._prepare_search(width)
         dist, ind = self._index.search(Q32, width)
         return ind, dist
 
-    def _prepare_search(self, width):
+    def _prepare_search(self, width: int) -> None:
         pass
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         index = state.pop("_index", None)
         if index is not None:
             state["_index_bytes"] = _faiss(self._name).serialize_index(index)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         data = state.pop("_index_bytes", None)
         self.__dict__.update(state)
         if data is not None:
@@ -108,12 +117,12 @@ class FaissNeighbors(_FaissBase):
     exact = True
     _name = "faiss"
 
-    def __init__(self, metric="euclidean", n_jobs=None, random_state=None):
+    def __init__(self, metric: str = "euclidean", n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _build(self, X32):
+    def _build(self, X32: NDArray[np.float32]) -> None:
         faiss = _faiss(self._name)
         self._set_threads(faiss)
         self._X32 = X32
@@ -167,15 +176,19 @@ class FaissIVFNeighbors(_FaissBase):
     """
 
     _name = "faiss-ivf"
+    nlist_: int
+    nprobe_: int
+    _quantizer: Any  # a faiss.IndexFlatL2
 
-    def __init__(self, metric="euclidean", nlist=None, nprobe=None, n_jobs=None, random_state=None):
+    def __init__(self, metric: str = "euclidean", nlist: int | None = None, nprobe: int | None = None,
+                 n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.nlist = nlist
         self.nprobe = nprobe
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _build(self, X32):
+    def _build(self, X32: NDArray[np.float32]) -> None:
         faiss = _faiss(self._name)
         self._set_threads(faiss)
         n, d = X32.shape
@@ -198,7 +211,7 @@ class FaissIVFNeighbors(_FaissBase):
         self._X32 = X32
         self._index = index
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         if getattr(self, "_index", None) is not None:
             self._index.nprobe = self.nprobe_
@@ -245,8 +258,8 @@ class FaissHNSWNeighbors(_FaissBase):
 
     _name = "faiss-hnsw"
 
-    def __init__(self, metric="euclidean", M=32, ef_construction=80, ef_search=64, n_jobs=None,
-                 random_state=None):
+    def __init__(self, metric: str = "euclidean", M: int = 32, ef_construction: int = 80, ef_search: int = 64,
+                 n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.M = M
         self.ef_construction = ef_construction
@@ -254,7 +267,7 @@ class FaissHNSWNeighbors(_FaissBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _build(self, X32):
+    def _build(self, X32: NDArray[np.float32]) -> None:
         faiss = _faiss(self._name)
         self._set_threads(faiss)
         index = faiss.IndexHNSWFlat(X32.shape[1], int(self.M))
@@ -263,12 +276,16 @@ class FaissHNSWNeighbors(_FaissBase):
         self._X32 = X32
         self._index = index
 
-    def _prepare_search(self, width):
+    def _prepare_search(self, width: int) -> None:
         self._index.hnsw.efSearch = max(int(self.ef_search), width)
 
 
-def _factory(cls):
-    def make(metric="euclidean", n_jobs=None, random_state=None, **params):
+_Faiss = TypeVar("_Faiss", bound=_FaissBase)
+
+
+def _factory(cls: type[_Faiss]) -> Callable[..., _Faiss]:
+    def make(metric: str = "euclidean", n_jobs: int | None = None, random_state: int | None = None,
+             **params: Any) -> _Faiss:
         return cls(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
     return make

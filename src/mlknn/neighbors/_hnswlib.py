@@ -8,9 +8,12 @@ below 1 is possible: measure it with :func:`mlknn.neighbors.estimate_recall`.
 Dense input only (sparse input raises an error naming the backend).
 """
 
+from typing import Any
+
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ..utils._typing import NDArray
 from ._approximate import _CandidateBackend
 from ._base import register_backend
 from ._contract import resolve_n_jobs
@@ -59,9 +62,11 @@ class HnswlibNeighbors(_CandidateBackend):
     """
 
     _name = "hnswlib"
+    _X32: NDArray[np.float32]
+    _index: Any  # an hnswlib.Index (hnswlib has no type information)
 
-    def __init__(self, metric="euclidean", M=16, ef_construction=100, ef=64, n_jobs=None,
-                 random_state=None):
+    def __init__(self, metric: str = "euclidean", M: int = 16, ef_construction: int = 100, ef: int = 64,
+                 n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.M = M
         self.ef_construction = ef_construction
@@ -69,10 +74,10 @@ class HnswlibNeighbors(_CandidateBackend):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _threads(self):
+    def _threads(self) -> int:
         return resolve_n_jobs(self.n_jobs)
 
-    def _build(self, X32):
+    def _build(self, X32: NDArray[np.float32]) -> None:
         hnswlib = check_optional_dependency("hnswlib", f"neighbors={self._name!r}")
         n, d = X32.shape
         index = hnswlib.Index(space="l2", dim=d)
@@ -83,14 +88,15 @@ class HnswlibNeighbors(_CandidateBackend):
         self._X32 = X32
         self._index = index
 
-    def _search(self, Q32, width):
+    def _search(self, Q32: NDArray[np.float32] | None, width: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
         Q32 = self._X32 if Q32 is None else Q32
         self._index.set_ef(max(int(self.ef), width))
         labels, dist = self._index.knn_query(Q32, k=width, num_threads=self._threads())
         return labels.astype(np.intp), dist
 
 
-def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+def _make(metric: str = "euclidean", n_jobs: int | None = None, random_state: int | None = None,
+          **params: Any) -> HnswlibNeighbors:
     return HnswlibNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
 

@@ -17,6 +17,7 @@ Memory: :func:`pairwise_distances_chunked` yields blocks of columns sized by
 ``working_memory``, see :func:`sklearn.config_context`), never an n x n array.
 """
 
+from collections.abc import Iterator
 from numbers import Integral, Real
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..utils._param_validation import (
     get_chunk_n_rows,
     validate_params,
 )
+from ..utils._typing import MatrixLike, NDArray
 from ._contract import METRICS
 from ._exact_kernel import _l2_normalize, _row_sqnorms
 
@@ -42,7 +44,7 @@ from ._exact_kernel import _l2_normalize, _row_sqnorms
     },
     prefer_skip_nested_validation=True,
 )
-def pairwise_distances(X, Y, metric="euclidean"):
+def pairwise_distances(X: MatrixLike, Y: MatrixLike, metric: str = "euclidean") -> NDArray[np.float64]:
     """All distances between the rows of X and the rows of Y.
 
     Parameters
@@ -70,7 +72,7 @@ def pairwise_distances(X, Y, metric="euclidean"):
     return _distances(X, Y, metric)
 
 
-def _distances(A, B, metric):
+def _distances(A: MatrixLike, B: MatrixLike, metric: str) -> NDArray[np.float64]:
     if metric == "cosine":
         A, B = _l2_normalize(A), _l2_normalize(B)
     if sp.issparse(A) or sp.issparse(B):
@@ -89,7 +91,7 @@ def _distances(A, B, metric):
     return sq
 
 
-def row_sqnorms(X):
+def row_sqnorms(X: MatrixLike) -> NDArray[np.float64]:
     """Squared Euclidean norms of the rows of X, in float64.
 
     The kernels' own definition (float64 products summed in index order, so the
@@ -115,7 +117,8 @@ def row_sqnorms(X):
     >>> row_sqnorms(np.array([[3.0, 4.0], [1.0, 0.0]]))
     array([25.,  1.])
     """
-    return _row_sqnorms(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X))
+    norms: NDArray[np.float64] = _row_sqnorms(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X))
+    return norms
 
 
 @validate_params(
@@ -128,7 +131,14 @@ def row_sqnorms(X):
     },
     prefer_skip_nested_validation=True,
 )
-def pairwise_distances_chunked(X, Y, *, metric="euclidean", working_memory=None, max_cols=None):
+def pairwise_distances_chunked(
+    X: MatrixLike,
+    Y: MatrixLike,
+    *,
+    metric: str = "euclidean",
+    working_memory: float | None = None,
+    max_cols: int | None = None,
+) -> Iterator[tuple[slice, NDArray[np.float64]]]:
     """Blocks of columns of the all-pairs distance matrix between X and Y.
 
     Parameters

@@ -34,6 +34,8 @@ the search that produced the graph; it is registered as exact because it never
 approximates anything itself.
 """
 
+from typing import Any, Literal, Self, overload
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -41,6 +43,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._param_validation import Integral, Interval, validate_params
+from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
 from ._base import register_backend
 from ._contract import check_n_neighbors
 from ._exact_kernel import _topk_sorted
@@ -79,14 +82,17 @@ class PrecomputedNeighbors(BaseEstimator):
     """
 
     exact = True
+    n_samples_fit_: int
+    n_features_in_: int
+    _fit_graph: MatrixLike  # canonical CSR or a dense float array
 
-    def __init__(self, metric="precomputed", n_jobs=None, random_state=None):
+    def __init__(self, metric: str = "precomputed", n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
 
     @staticmethod
-    def _check(G, n_cols=None):
+    def _check(G: MatrixLike, n_cols: int | None = None) -> MatrixLike:
         if isinstance(G, NeighborGraph):
             raise TypeError(
                 "neighbors='precomputed' takes a sparse (n_queries, n_train) distance graph "
@@ -108,7 +114,7 @@ class PrecomputedNeighbors(BaseEstimator):
             raise ValueError("neighbors='precomputed' needs non-negative distances.")
         return G
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Store the training graph.
 
         Parameters
@@ -135,7 +141,29 @@ class PrecomputedNeighbors(BaseEstimator):
         self.n_features_in_ = G.shape[1]
         return self
 
-    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+    @overload
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: Literal[True] = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]]: ...
+
+    @overload
+    def kneighbors(
+        self, X: MatrixLike, n_neighbors: int, return_distance: Literal[False]
+    ) -> NDArray[np.intp]: ...
+
+    @overload
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, *, return_distance: Literal[False]
+    ) -> NDArray[np.intp]: ...
+
+    @overload
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]] | NDArray[np.intp]: ...
+
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]] | NDArray[np.intp]:
         """First ``n_neighbors`` of each row by (distance, training index).
 
         Parameters
@@ -164,7 +192,7 @@ class PrecomputedNeighbors(BaseEstimator):
         return (dist, ind) if return_distance else ind
 
 
-def _sparse_topk(G, k, loo):
+def _sparse_topk(G: SparseMatrix, k: int, loo: bool) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     n = G.shape[0]
     rows = np.repeat(np.arange(n), np.diff(G.indptr))
     cols = G.indices.astype(np.intp)
@@ -183,10 +211,13 @@ def _sparse_topk(G, k, loo):
             f"with at least {k} neighbours per row (KNeighborsTransformer(n_neighbors={k}, "
             "mode='distance') for the training set)."
         )
-    return _topk_sorted(rows, cols, vals, k, n)
+    dist: NDArray[np.float64]
+    ind: NDArray[np.intp]
+    dist, ind = _topk_sorted(rows, cols, vals, k, n)  # the dtypes of vals and cols
+    return dist, ind
 
 
-def _dense_topk(G, k, loo):
+def _dense_topk(G: NDArray[np.floating[Any]], k: int, loo: bool) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     n, m = G.shape
     dist = np.empty((n, k))
     ind = np.empty((n, k), dtype=np.intp)
@@ -210,7 +241,9 @@ def _dense_topk(G, k, loo):
     },
     prefer_skip_nested_validation=True,
 )
-def graph_to_csr(graph, n_train=None, indices=None):
+def graph_to_csr(
+    graph: NeighborGraph | ArrayLike, n_train: int | None = None, indices: ArrayLike | None = None
+) -> SparseMatrix:
     """A neighbour graph as the sparse distance matrix ``neighbors="precomputed"`` reads.
 
     Parameters
@@ -257,7 +290,8 @@ def graph_to_csr(graph, n_train=None, indices=None):
     return knn_to_csr(ind, n_train, dist)
 
 
-def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+def _make(metric: str = "euclidean", n_jobs: int | None = None, random_state: int | None = None,
+          **params: Any) -> PrecomputedNeighbors:
     return PrecomputedNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
 

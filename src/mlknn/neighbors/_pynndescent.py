@@ -11,9 +11,12 @@ index), and leave-one-out removes the point's own index wherever it appears.
 Sparse CSR input is supported.
 """
 
+from typing import Any
+
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ..utils._typing import MatrixLike, NDArray
 from ._approximate import _CandidateBackend
 from ._base import register_backend
 from ._contract import resolve_n_jobs
@@ -62,16 +65,19 @@ class PyNNDescentNeighbors(_CandidateBackend):
 
     _name = "pynndescent"
     _accepts_sparse = True
+    _graph_width: int
+    _X32: MatrixLike  # float32, dense or CSR
+    _index: Any  # a pynndescent.NNDescent (pynndescent has no type information)
 
-    def __init__(self, metric="euclidean", graph_neighbors=30, epsilon=0.1, n_jobs=None,
-                 random_state=None):
+    def __init__(self, metric: str = "euclidean", graph_neighbors: int = 30, epsilon: float = 0.1,
+                 n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.graph_neighbors = graph_neighbors
         self.epsilon = epsilon
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _build(self, X32):
+    def _build(self, X32: MatrixLike) -> None:
         pynndescent = check_optional_dependency("pynndescent", f"neighbors={self._name!r}")
         n = X32.shape[0]
         self._graph_width = max(2, min(int(self.graph_neighbors), n - 1))
@@ -85,10 +91,10 @@ class PyNNDescentNeighbors(_CandidateBackend):
             verbose=False,
         )
 
-    def _loo_reads_built_graph(self, n_neighbors):
+    def _loo_reads_built_graph(self, n_neighbors: int) -> bool:
         return self._loo_width(n_neighbors) <= self._graph_width
 
-    def _search(self, Q32, width):
+    def _search(self, Q32: MatrixLike | None, width: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         if Q32 is None and width <= self._graph_width:
             ind, dist = self._index.neighbor_graph
             ind, dist = ind[:, :width], dist[:, :width]
@@ -100,7 +106,8 @@ class PyNNDescentNeighbors(_CandidateBackend):
         return np.asarray(ind, dtype=np.intp), dist * dist
 
 
-def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+def _make(metric: str = "euclidean", n_jobs: int | None = None, random_state: int | None = None,
+          **params: Any) -> PyNNDescentNeighbors:
     return PyNNDescentNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
 

@@ -4,10 +4,13 @@ lie within a radius of each query, without keeping the points themselves.
 Serves NeighborhoodClassifier's radius counts (``BruteNeighbors.radius_neighbors_counts``).
 """
 
+from typing import Any, Protocol
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..utils._param_validation import get_chunk_n_rows
+from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
 from ._contract import check_query_features
 from ._exact_kernel import (
     _GEMM_RTOL,
@@ -18,10 +21,59 @@ from ._exact_kernel import (
 )
 
 
+class _KernelIndex(Protocol):
+    """What the radius counts read of the index they are mixed into: a fitted
+    :class:`~._exact_kernel._ExactKernel` with BruteNeighbors' parameters (the
+    self-type of the mixin's methods; read-only members, so that an index with
+    narrower types still matches)."""
+
+    @property
+    def metric(self) -> str: ...
+    @property
+    def working_memory(self) -> float | None: ...
+    @property
+    def n_samples_fit_(self) -> int: ...
+    @property
+    def n_features_in_(self) -> int: ...
+    @property
+    def _fit_X(self) -> MatrixLike: ...
+    @property
+    def _fit_sqnorm(self) -> NDArray[np.float64]: ...
+    @property
+    def _fit_sqnorm_max(self) -> float: ...
+    @property
+    def _key_X(self) -> SparseMatrix | None: ...
+    @property
+    def _fit_aug(self) -> NDArray[np.floating[Any]] | None: ...
+    @property
+    def _key_sqnorm_max(self) -> float: ...
+
+    def _prepare(self, X: MatrixLike) -> MatrixLike: ...
+
+    def _workers(self, n_q: int, n_fit: int) -> int: ...
+
+    def _transposed_keys(self, Qc: MatrixLike) -> NDArray[np.floating[Any]]: ...
+
+    def _ranking_keys(
+        self, Qc: MatrixLike, qn: NDArray[np.float64], buf: NDArray[np.floating[Any]]
+    ) -> tuple[NDArray[np.floating[Any]], NDArray[np.float64]]: ...
+
+    def _radius_chunk(
+        self, Qc: MatrixLike, qn: NDArray[np.float64], own: NDArray[np.intp] | None, radius: float
+    ) -> NDArray[np.bool_]: ...
+
+
 class _RadiusCounts:
     """Radius counts for an index built on :class:`~._exact_kernel._ExactKernel` (a mixin)."""
 
-    def radius_neighbors_counts(self, X=None, radius=1.0, labels=None, *, query_indices=None):
+    def radius_neighbors_counts(
+        self: _KernelIndex,
+        X: MatrixLike = None,
+        radius: float = 1.0,
+        labels: MatrixLike = None,
+        *,
+        query_indices: ArrayLike | None = None,
+    ) -> NDArray[np.int64] | tuple[NDArray[np.int64], NDArray[np.int64] | SparseMatrix]:
         """Count the training points within ``radius`` of each query, in total and per label.
 
         Nothing proportional to the number of points inside a radius is kept:
@@ -63,6 +115,7 @@ class _RadiusCounts:
                 f"radius = {radius!r}."
             )
         n_fit = self.n_samples_fit_
+        rows_fit: NDArray[np.intp] | None
         if X is None:
             rows_fit = np.arange(n_fit) if query_indices is None else np.asarray(query_indices, dtype=np.intp)
             if rows_fit.ndim != 1 or (rows_fit.size and (rows_fit.min() < 0 or rows_fit.max() >= n_fit)):
@@ -77,7 +130,7 @@ class _RadiusCounts:
             rows_fit = None
             Q = check_query_features(self._prepare(X), self.n_features_in_)
             q_sqnorm = _row_sqnorms(Q)
-        L = None
+        L: MatrixLike = None  # the labels as float32/64, dense or CSR
         if labels is not None:
             # Sparse labels stay sparse (CSR counts, no (n, q) array; mlknn's sparse-label path).
             L = sp.csr_array(labels) if sp.issparse(labels) else np.asarray(labels)
@@ -91,14 +144,16 @@ class _RadiusCounts:
             L = L.astype(np.float32 if n_fit < 2**24 and peak <= 1 else np.float64)
         n_q = Q.shape[0]
         sizes = np.empty(n_q, dtype=np.int64)
-        sparse_counts = {} if sp.issparse(L) else None
-        counts = None if L is None or sparse_counts is not None else np.empty((n_q, L.shape[1]), dtype=np.int64)
+        sparse_counts: dict[int, SparseMatrix] | None = {} if sp.issparse(L) else None
+        counts: NDArray[np.int64] | SparseMatrix | None = (
+            None if L is None or sparse_counts is not None else np.empty((n_q, L.shape[1]), dtype=np.int64)
+        )
         workers = self._workers(n_q, n_fit)
         # ~3 float64-sized buffers of chunk_rows x n_fit live at once per worker.
         chunk = get_chunk_n_rows(row_bytes=3 * 8 * max(n_fit, 1) * workers, max_n_rows=max(1, -(-n_q // workers)),
                                  working_memory=self.working_memory)
 
-        def work(start):
+        def work(start: int) -> None:
             stop = min(start + chunk, n_q)
             own = None if rows_fit is None else rows_fit[start:stop]
             # (n_fit, rows): training points along the first axis (see _radius_chunk).
@@ -108,7 +163,7 @@ class _RadiusCounts:
                 part = sp.csr_array(sp.csr_array(inside.T.astype(L.dtype)) @ L)
                 part.data = np.rint(part.data)
                 sparse_counts[start] = part.astype(np.int64)
-            elif L is not None:
+            elif counts is not None:
                 # (rows, q) as mask.T @ L: OpenBLAS was erratic (up to 20x slower)
                 # on the equivalent L.T @ mask with few labels.
                 counts[start:stop] = np.rint(inside.astype(L.dtype).T @ L)
@@ -119,7 +174,9 @@ class _RadiusCounts:
                                   if sparse_counts else sp.csr_array((0, L.shape[1]), dtype=np.int64))
         return sizes if L is None else (sizes, counts)
 
-    def _radius_chunk(self, Qc, qn, own, radius):
+    def _radius_chunk(
+        self: _KernelIndex, Qc: MatrixLike, qn: NDArray[np.float64], own: NDArray[np.intp] | None, radius: float
+    ) -> NDArray[np.bool_]:
         """Boolean (n_fit, rows) mask of the training points within ``radius`` of each query.
 
         Works on :meth:`kneighbors`' ranking keys ``v = |x|^2 / 2 - q.x`` (squared
@@ -145,6 +202,7 @@ class _RadiusCounts:
             V = self._transposed_keys(Qc)  # (n_fit, rows)
             q_key, scale = qn, qn + self._fit_sqnorm_max
         else:  # dense training data: centred, augmented float32 keys
+            assert self._fit_aug is not None  # _fit_keys sets one of _key_X and _fit_aug
             buf = np.empty((n_rows, X.shape[0]), dtype=self._fit_aug.dtype)
             V, scale = self._ranking_keys(Qc, qn, buf)  # (rows, n_fit)
             q_key = scale - self._key_sqnorm_max  # |q - mean|^2, the space of the keys
@@ -157,7 +215,7 @@ class _RadiusCounts:
             lo, hi = lo[None, :], hi[None, :]
         else:
             lo, hi = lo[:, None], hi[:, None]
-        inside = V <= lo  # certainly inside
+        inside: NDArray[np.bool_] = V <= lo  # certainly inside
         band = V <= hi
         band &= ~inside  # the rounding band around the boundary
         if key_X is not None:

@@ -19,11 +19,19 @@ wraps the same thing.
 against exact search.
 """
 
+from typing import Any
+
 import numpy as np
 
 from ..utils._param_validation import HasMethods, Integral, Interval, validate_params
-from ._base import build_graph, get_backend
+from ..utils._typing import ArrayLike, Estimator, LabelMatrix, MatrixLike, NDArray
+from ._base import NeighborsIndex, build_graph, get_backend
 from ._contract import drop_own_index
+from ._graph import NeighborGraph
+
+#: What :func:`compute_graphs` returns: the fitted index, the training (leave-one-out)
+#: graph and the test graph (None without test points).
+FoldGraphs = tuple[NeighborsIndex, NeighborGraph, NeighborGraph | None]
 
 
 @validate_params(
@@ -37,8 +45,15 @@ from ._contract import drop_own_index
     },
     prefer_skip_nested_validation=True,
 )
-def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euclidean", n_jobs=None,
-                   **params):
+def compute_graphs(
+    X_train: MatrixLike,
+    X_test: MatrixLike = None,
+    max_k: int = 10,
+    neighbors: str | NeighborsIndex = "auto",
+    metric: str = "euclidean",
+    n_jobs: int | None = None,
+    **params: Any,
+) -> FoldGraphs:
     """Fit one index and search the training (leave-one-out) and test graphs once.
 
     Parameters
@@ -92,7 +107,14 @@ def compute_graphs(X_train, X_test=None, max_k=10, neighbors="auto", metric="euc
     return index, train_graph, test_graph
 
 
-def fold_graphs(X_train, X_test, width, neighbors="auto", metric="euclidean", **params):
+def fold_graphs(
+    X_train: MatrixLike,
+    X_test: MatrixLike,
+    width: int,
+    neighbors: str | NeighborsIndex = "auto",
+    metric: str = "euclidean",
+    **params: Any,
+) -> FoldGraphs:
     """``compute_graphs`` under the name the experiment runner looks for."""
     return compute_graphs(X_train, X_test, width, neighbors=neighbors, metric=metric, **params)
 
@@ -126,8 +148,20 @@ class GraphCache:
     (20, 5)
     """
 
-    def __init__(self, X_train, X_test=None, max_k=10, neighbors="auto", metric="euclidean", n_jobs=None,
-                 **params):
+    index: NeighborsIndex
+    train_graph: NeighborGraph
+    test_graph: NeighborGraph | None
+
+    def __init__(
+        self,
+        X_train: MatrixLike,
+        X_test: MatrixLike = None,
+        max_k: int = 10,
+        neighbors: str | NeighborsIndex = "auto",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        **params: Any,
+    ) -> None:
         self.X_train = X_train
         self.X_test = X_test
         self.max_k = max_k
@@ -135,7 +169,7 @@ class GraphCache:
             X_train, X_test, max_k, neighbors=neighbors, metric=metric, n_jobs=n_jobs, **params
         )
 
-    def fit(self, estimator, Y_train):
+    def fit(self, estimator: Estimator, Y_train: MatrixLike) -> Estimator:
         """Clone ``estimator`` and fit it from the cached training graph.
 
         Parameters
@@ -161,7 +195,7 @@ class GraphCache:
             )
         return est.fit_from_graph(self.train_graph, Y_train, X=self.X_train, index=self.index)
 
-    def predict_proba(self, estimator, Y_train):
+    def predict_proba(self, estimator: Estimator, Y_train: MatrixLike) -> NDArray[np.float64]:
         """Scores of the cached test points, from a clone fitted on the cached graphs.
 
         Parameters
@@ -177,9 +211,10 @@ class GraphCache:
             The clone's ``predict_proba`` of the cached test points.
         """
         est = self.fit(estimator, Y_train)
-        return est.predict_proba_from_graph(self._test(), self.X_test)
+        scores: NDArray[np.float64] = est.predict_proba_from_graph(self._test(), self.X_test)
+        return scores
 
-    def predict(self, estimator, Y_train):
+    def predict(self, estimator: Estimator, Y_train: MatrixLike) -> LabelMatrix:
         """0/1 predictions of the cached test points.
 
         Parameters
@@ -197,7 +232,7 @@ class GraphCache:
         est = self.fit(estimator, Y_train)
         return est.predict_from_graph(self._test(), self.X_test)
 
-    def _test(self):
+    def _test(self) -> NeighborGraph:
         if self.test_graph is None:
             raise ValueError("This GraphCache was built without X_test.")
         return self.test_graph
@@ -209,7 +244,7 @@ class GraphCache:
      "k": [Interval(Integral, 1, None, closed="left"), None]},
     prefer_skip_nested_validation=True,
 )
-def recall_at_k(approx_indices, exact_indices, k=None):
+def recall_at_k(approx_indices: ArrayLike, exact_indices: ArrayLike, k: int | None = None) -> float:
     """Mean fraction of the exact k nearest neighbours that the approximate search found.
 
     Parameters
@@ -275,8 +310,15 @@ def recall_at_k(approx_indices, exact_indices, k=None):
     },
     prefer_skip_nested_validation=True,
 )
-def estimate_recall(index, X_train, X_query=None, n_neighbors=10, n_samples=1000, random_state=None,
-                    approx_indices=None):
+def estimate_recall(
+    index: NeighborsIndex,
+    X_train: MatrixLike,
+    X_query: MatrixLike = None,
+    n_neighbors: int = 10,
+    n_samples: int = 1000,
+    random_state: int | np.random.RandomState | None = None,
+    approx_indices: NDArray[np.integer[Any]] | None = None,
+) -> float:
     """Recall@k of a fitted (approximate) backend against exact search, on a sample.
 
     Parameters

@@ -27,10 +27,14 @@ tenfold). Dense input only; sparse input raises an error naming the backend.
 """
 
 import contextlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ..utils._typing import NDArray
 from ._approximate import _CandidateBackend
 from ._base import register_backend
 
@@ -38,12 +42,12 @@ from ._base import register_backend
 _CHUNK_MB = {"cpu": 256, "cuda": 2048}
 
 
-def _torch():
+def _torch() -> ModuleType:
     return check_optional_dependency("torch", "neighbors='torch'")
 
 
 @contextlib.contextmanager
-def _full_float32(torch):
+def _full_float32(torch: ModuleType) -> Iterator[None]:
     """Matrix products in IEEE float32 (no TF32) inside the block, restored after."""
     previous = torch.get_float32_matmul_precision()
     torch.set_float32_matmul_precision("highest")
@@ -104,21 +108,27 @@ class TorchNeighbors(_CandidateBackend):
     exact = True
     _name = "torch"
     _param_names = ("metric", "device", "working_memory", "n_jobs", "random_state")
+    device_: str
+    _X32: NDArray[np.float32]
+    # torch.Tensor (float32, on device_): Any here, so that the type check does not
+    # need torch, an optional dependency.
+    _Xt: Any
+    _xn: Any
 
-    def __init__(self, metric="euclidean", device=None, working_memory=None, n_jobs=None,
-                 random_state=None):
+    def __init__(self, metric: str = "euclidean", device: str | None = None, working_memory: float | None = None,
+                 n_jobs: int | None = None, random_state: int | None = None) -> None:
         self.metric = metric
         self.device = device
         self.working_memory = working_memory
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _resolve_device(self, torch):
+    def _resolve_device(self, torch: ModuleType) -> str:
         if self.device is not None:
             return str(self.device)
         return "cuda" if torch.cuda.is_available() else "cpu"
 
-    def _build(self, X32):
+    def _build(self, X32: NDArray[np.float32]) -> None:
         torch = _torch()
         self.device_ = self._resolve_device(torch)
         if self.n_jobs is not None and self.device_.startswith("cpu"):
@@ -134,18 +144,18 @@ class TorchNeighbors(_CandidateBackend):
         self._X32 = X32
         self._to_device(torch)
 
-    def _to_device(self, torch):
+    def _to_device(self, torch: ModuleType) -> None:
         X = torch.from_numpy(self._X32).to(self.device_)
         self._Xt = X
         self._xn = (X * X).sum(dim=1)  # |x|^2 in float32, on the device
 
-    def _chunk_rows(self, n_fit):
+    def _chunk_rows(self, n_fit: int) -> int:
         mb = self.working_memory
         if mb is None:
             mb = _CHUNK_MB["cuda" if self.device_.startswith("cuda") else "cpu"]
         return max(1, min(int(mb * 2**20 // (4 * max(n_fit, 1))), 1 << 16))
 
-    def _search(self, Q32, width):
+    def _search(self, Q32: NDArray[np.float32] | None, width: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
         torch = _torch()
         if getattr(self, "_Xt", None) is None:  # unpickled: tensors are rebuilt lazily
             self._to_device(torch)
@@ -167,20 +177,21 @@ class TorchNeighbors(_CandidateBackend):
                 dist[a:b] = vals.cpu().numpy()
         return ind, dist
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_Xt", None)  # device tensors: rebuilt from _X32 on first search
         state.pop("_xn", None)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if "device_" in state and self.device is None:
             # Pickled on a GPU machine, loaded on one without (or vice versa).
             self.device_ = self._resolve_device(_torch())
 
 
-def _make(metric="euclidean", n_jobs=None, random_state=None, **params):
+def _make(metric: str = "euclidean", n_jobs: int | None = None, random_state: int | None = None,
+          **params: Any) -> TorchNeighbors:
     return TorchNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
 
