@@ -59,12 +59,15 @@ validation, candidate width, re-ranking), ``_ls.py``, ``_mp.py``, ``_dsl.py`` (o
 method each), ``_factory.py`` (:func:`make_reduction`).
 """
 
-import numbers
+from typing import Any, Self, cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..neighbors import NeighborGraph
+from ..utils._param_validation import validate_parameter_constraints
+from ..utils._typing import FloatArray, MatrixLike, NDArray
+from ._constraints import REDUCTION_CONSTRAINTS
 from ._graph import HubnessGraph
 
 _MIN_CANDIDATES = 100
@@ -75,18 +78,37 @@ class _GraphReduction(BaseEstimator):
     """Shared machinery: validation, candidate width, re-ranking."""
 
     _needs_X = False
-    #: A query row's secondary values depend on that row (and the fitted state)
-    #: only, bit for bit, whichever other queries share the call.
-    rowwise = True
+    @property
+    def rowwise(self) -> bool:
+        """True when a query row's secondary values depend on that row (and the fitted
+        state) only, bit for bit, whichever other queries share the call."""
+        return True
 
-    def __init__(self, n_neighbors=None, *, n_candidates=None, metric="euclidean", working_memory=256):
+    #: scikit-learn's parameter validation (checked at ``fit``; ``n_neighbors`` also
+    #: wherever k is read, since an estimator's ``search_width`` asks before fit).
+    _parameter_constraints: dict[str, list[Any]] = dict(REDUCTION_CONSTRAINTS)
+
+    n_train_: int
+    fit_graph_: HubnessGraph
+    _cand_indices: NDArray[np.intp]
+    #: The training features, kept by the methods that need them (MP, DSL).
+    _X: MatrixLike
+
+    def __init__(
+        self,
+        n_neighbors: int | None = None,
+        *,
+        n_candidates: int | None = None,
+        metric: str = "euclidean",
+        working_memory: float = 256,
+    ) -> None:
         self.n_neighbors = n_neighbors
         self.n_candidates = n_candidates
         self.metric = metric
         self.working_memory = working_memory
 
     # ------------------------------------------------------------ public
-    def search_width(self, n_neighbors=None):
+    def search_width(self, n_neighbors: int | None = None) -> int:
         """How many primary neighbours (candidates) to ask the backend for.
 
         ``n_candidates`` when set (``-1``: every training point, i.e. exact
@@ -106,12 +128,12 @@ class _GraphReduction(BaseEstimator):
         if self.n_candidates is None:
             width = max(_CANDIDATE_FACTOR * k, _MIN_CANDIDATES)
         elif self.n_candidates == -1:
-            width = np.iinfo(np.int64).max
+            width = int(np.iinfo(np.int64).max)
         else:
             width = int(self.n_candidates)
         return max(k, width)
 
-    def fit(self, graph, X=None):
+    def fit(self, graph: NeighborGraph, X: MatrixLike = None) -> Self:
         """Learn the training set's statistics from its leave-one-out candidate graph.
 
         Parameters
@@ -142,7 +164,7 @@ class _GraphReduction(BaseEstimator):
         self.fit_graph_ = self._rerank(graph, *self._secondary_train(graph))
         return self
 
-    def transform(self, graph, X=None):
+    def transform(self, graph: NeighborGraph, X: MatrixLike = None) -> HubnessGraph:
         """Re-rank a candidate graph by the secondary dissimilarity.
 
         Parameters
@@ -185,7 +207,7 @@ class _GraphReduction(BaseEstimator):
             return HubnessGraph(np.empty((0, k), dtype=np.intp), empty, False, empty.copy())
         return self._rerank(graph, *self._secondary_query(graph, X))
 
-    def fit_transform(self, graph, X=None):
+    def fit_transform(self, graph: NeighborGraph, X: MatrixLike = None) -> HubnessGraph:
         """``fit(graph, X).fit_graph_``.
 
         Parameters
@@ -203,17 +225,16 @@ class _GraphReduction(BaseEstimator):
         return self.fit(graph, X).fit_graph_
 
     # ----------------------------------------------------------- helpers
-    def _k(self, n_neighbors=None):
+    def _k(self, n_neighbors: int | None = None) -> int:
+        """k (``n_neighbors``, or the value given), checked against its constraint."""
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        if k is None or isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(
-                f"The 'n_neighbors' parameter of {type(self).__name__} must be an int in the range "
-                f"[1, inf) (an estimator's hubness= parameter sets it to the estimator's n_neighbors). "
-                f"Got {k!r} instead."
-            )
-        return int(k)
+        validate_parameter_constraints(
+            {"n_neighbors": self._parameter_constraints["n_neighbors"]}, {"n_neighbors": k},
+            caller_name=type(self).__name__,
+        )
+        return int(cast(int, k))  # the constraint refuses None
 
-    def _check_width(self, graph, where):
+    def _check_width(self, graph: NeighborGraph, where: str) -> int:
         """k, after checking that the candidate graph is at least k wide."""
         k = self._k()
         if graph.n_neighbors < k:
@@ -223,24 +244,13 @@ class _GraphReduction(BaseEstimator):
             )
         return k
 
-    def _validate(self):
-        self._k()
-        nc = self.n_candidates
-        if nc is not None and (isinstance(nc, bool) or not isinstance(nc, (int, np.integer)) or (nc < 1 and nc != -1)):
-            raise ValueError(
-                f"The 'n_candidates' parameter of {type(self).__name__} must be None, -1 or an int "
-                f">= 1. Got {nc!r} instead."
-            )
-        if not isinstance(self.metric, str):
-            raise ValueError(f"The 'metric' parameter of {type(self).__name__} must be a str. Got {self.metric!r} instead.")
-        wm = self.working_memory
-        if isinstance(wm, bool) or not isinstance(wm, numbers.Real) or not (0 < wm < np.inf):
-            raise ValueError(
-                f"The 'working_memory' parameter of {type(self).__name__} must be a finite number > 0 "
-                f"(megabytes). Got {wm!r} instead."
-            )
+    def _validate(self) -> None:
+        # Called directly, not through _fit_context: inside an estimator's fit
+        # (which skips nested validation) the reduction's parameters, which the
+        # estimator's own constraints do not see, must still be checked.
+        self._validate_params()
 
-    def _check_X(self, X, n_rows, where):
+    def _check_X(self, X: MatrixLike, n_rows: int, where: str) -> MatrixLike:
         if not self._needs_X:
             return None
         if X is None:
@@ -260,7 +270,20 @@ class _GraphReduction(BaseEstimator):
             )
         return X
 
-    def _rerank(self, graph, secondary, key=None):
+    # ------------------------------------------------- one method's part
+    def _fit_stats(self, graph: NeighborGraph, X: MatrixLike) -> None:
+        """The training statistics of the method (LS's scales, MP's distributions, ...)."""
+        raise NotImplementedError
+
+    def _secondary_train(self, graph: NeighborGraph) -> tuple[FloatArray, FloatArray | None]:
+        """Secondary values (and an optional finer ranking key) of training pairs."""
+        raise NotImplementedError
+
+    def _secondary_query(self, graph: NeighborGraph, X: MatrixLike) -> tuple[FloatArray, FloatArray | None]:
+        """Secondary values (and an optional finer ranking key) of (query, training) pairs."""
+        raise NotImplementedError
+
+    def _rerank(self, graph: NeighborGraph, secondary: FloatArray, key: FloatArray | None = None) -> HubnessGraph:
         """Keep the k candidates with the smallest secondary dissimilarity.
 
         ``key`` is a monotone (non-decreasing) function of ``secondary`` with more
@@ -270,7 +293,10 @@ class _GraphReduction(BaseEstimator):
         k = self._k()
         key = secondary if key is None else key
         order = np.lexsort((graph.indices, graph.distances, key), axis=-1)[:, :k]
-        take = lambda a: np.take_along_axis(a, order, axis=1)  # noqa: E731
+
+        def take(a: NDArray[Any]) -> NDArray[Any]:
+            return np.take_along_axis(a, order, axis=1)
+
         return HubnessGraph(
             np.ascontiguousarray(take(graph.indices), dtype=np.intp),
             np.ascontiguousarray(take(secondary), dtype=np.float64),

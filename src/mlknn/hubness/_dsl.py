@@ -1,12 +1,16 @@
 """Local dissimilarity DSL, seed 001 eq 2."""
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
-from ..neighbors import knn_to_csr, row_sqnorms
+from ..neighbors import NeighborGraph, knn_to_csr, row_sqnorms
 from ..utils._param_validation import get_chunk_n_rows
+from ..utils._typing import FloatArray, MatrixLike, NDArray
 from ._base import _GraphReduction
+from ._constraints import WordedStrOptions
 
 
 class DisSimLocal(_GraphReduction):
@@ -61,18 +65,21 @@ class DisSimLocal(_GraphReduction):
 
     _needs_X = True
 
-    def _validate(self):
-        super()._validate()
-        if self.metric not in ("euclidean", "sqeuclidean"):
-            raise ValueError(
-                f"The 'metric' parameter of DisSimLocal must be 'euclidean' or 'sqeuclidean' "
-                f"(DSL is defined in Euclidean space). Got {self.metric!r} instead."
-            )
+    _parameter_constraints: dict[str, list[Any]] = {
+        **_GraphReduction._parameter_constraints,
+        "metric": [WordedStrOptions({"euclidean", "sqeuclidean"},
+                                    description="'euclidean' or 'sqeuclidean' (DSL is defined in Euclidean space)")],
+    }
 
-    def _sq(self, d):
+    centroid_sqdist_: NDArray[np.float64]
+    _nbr_k: NDArray[np.intp]
+    _dk: NDArray[np.float64]
+    _resid: MatrixLike
+
+    def _sq(self, d: FloatArray) -> FloatArray:
         return d if self.metric == "sqeuclidean" else d * d
 
-    def _fit_stats(self, graph, X):
+    def _fit_stats(self, graph: NeighborGraph, X: MatrixLike) -> None:
         k = self._k()
         self._X = X
         self._nbr_k = graph.indices[:, k - 1].copy()  # x_(k), the k-th neighbour
@@ -82,11 +89,11 @@ class DisSimLocal(_GraphReduction):
         self._resid = sp.csr_matrix(R) if sp.issparse(R) else np.asarray(R)
         self.centroid_sqdist_ = row_sqnorms(self._resid)
 
-    def _secondary_train(self, graph):
+    def _secondary_train(self, graph: NeighborGraph) -> tuple[FloatArray, FloatArray | None]:
         c = self.centroid_sqdist_
         return self._sq(graph.distances) - c[:, None] - c[graph.indices], None
 
-    def _secondary_query(self, graph, X):
+    def _secondary_query(self, graph: NeighborGraph, X: MatrixLike) -> tuple[FloatArray, FloatArray | None]:
         k = self._k()
         ind = graph.indices
         d = graph.distances
@@ -106,17 +113,17 @@ class DisSimLocal(_GraphReduction):
 
 
 
-def _sub(A, B):
+def _sub(A: MatrixLike, B: MatrixLike) -> MatrixLike:
     out = A - B
     return sp.csr_matrix(out) if sp.issparse(out) else np.asarray(out)
 
 
-def _centroids(X, nbrs):
+def _centroids(X: MatrixLike, nbrs: NDArray[np.intp]) -> MatrixLike:
     """Mean of each point's neighbours' rows, as one sparse-by-X product."""
     n, k = nbrs.shape
     C = knn_to_csr(nbrs, X.shape[0], np.full((n, k), 1.0 / k)) @ X
     return sp.csr_matrix(C) if sp.issparse(C) else np.asarray(C)
 
 
-def _centroids_from(X_train, nbrs):
+def _centroids_from(X_train: MatrixLike, nbrs: NDArray[np.intp]) -> MatrixLike:
     return _centroids(X_train, nbrs)

@@ -2,10 +2,12 @@
 
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from ..neighbors import NeighborGraph
+from ..utils._typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,9 @@ class HubnessGraph(NeighborGraph):
     (True, (2, 1))
     """
 
-    primary_distances: np.ndarray = None
+    primary_distances: NDArray[np.float64] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         if self.primary_distances is None or self.primary_distances.shape != self.indices.shape:
             raise ValueError(
@@ -62,11 +64,11 @@ class HubnessGraph(NeighborGraph):
             )
 
     @property
-    def metric_distances(self):
+    def metric_distances(self) -> NDArray[np.float64]:
         """The primary distances: what a radius or a distance weight is compared with."""
-        return self.primary_distances
+        return cast(NDArray[np.float64], self.primary_distances)  # not None: __post_init__ refuses it
 
-    def take(self, n_neighbors):
+    def take(self, n_neighbors: int) -> "HubnessGraph":
         """The first ``n_neighbors`` columns (all three arrays sliced).
 
         Parameters
@@ -82,5 +84,5 @@ class HubnessGraph(NeighborGraph):
         base = super().take(n_neighbors)
         if base is self:
             return self
-        return HubnessGraph(base.indices, base.distances, self.loo, self.primary_distances[:, :n_neighbors])
+        return HubnessGraph(base.indices, base.distances, self.loo, self.metric_distances[:, :n_neighbors])
 

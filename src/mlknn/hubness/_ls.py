@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ..neighbors import NeighborGraph
+from ..utils._typing import FloatArray, MatrixLike, NDArray
 from ._base import _GraphReduction
 
 
@@ -56,14 +58,17 @@ class LocalScaling(_GraphReduction):
     (60, 5)
     """
 
-    def _fit_stats(self, graph, X):
+    scale_: NDArray[np.float64]
+    _scale_prev: NDArray[np.float64]
+
+    def _fit_stats(self, graph: NeighborGraph, X: MatrixLike) -> None:
         k = self._k()
         d = graph.distances
         self.scale_ = d[:, k - 1].copy()
         self._scale_prev = d[:, k - 2].copy() if k >= 2 else np.zeros(graph.n_points)
 
     @staticmethod
-    def _ratio(d, s1, s2):
+    def _ratio(d: FloatArray, s1: FloatArray, s2: FloatArray) -> FloatArray:
         num = d * d
         den = s1 * s2
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -71,12 +76,12 @@ class LocalScaling(_GraphReduction):
         r = np.where(den > 0, r, np.where(num > 0, np.inf, 0.0))
         return r
 
-    def _secondary_train(self, graph):
+    def _secondary_train(self, graph: NeighborGraph) -> tuple[FloatArray, FloatArray | None]:
         s = self.scale_
         r = self._ratio(graph.distances, s[:, None], s[graph.indices])
         return -np.expm1(-r), r
 
-    def _secondary_query(self, graph, X):
+    def _secondary_query(self, graph: NeighborGraph, X: MatrixLike) -> tuple[FloatArray, FloatArray | None]:
         k = self._k()
         d = graph.distances
         st = d[:, k - 1][:, None]

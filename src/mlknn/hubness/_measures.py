@@ -17,15 +17,25 @@ own neighbourhoods here (MLHiKNN does that, see :mod:`mlknn.algorithms._mlhiknn`
 """
 
 from dataclasses import asdict, dataclass
+from numbers import Integral
+from typing import Any
 
 import numpy as np
 
-from ..neighbors import NeighborGraph, build_graph, get_backend
+from ..neighbors import NEIGHBORS_CONSTRAINT, NeighborGraph, build_graph, get_backend
+from ..utils._param_validation import validate_params
+from ..utils._typing import ArrayLike, MatrixLike, NDArray
+from ._constraints import HUBNESS_CONSTRAINT, NonBoolInterval
 
 __all__ = ["HubnessStats", "hubness_stats", "k_occurrence", "skewness", "hub_occurrence", "antihub_occurrence"]
 
 
-def k_occurrence(graph, n_train=None):
+@validate_params(
+    # graph: checked below (a TypeError whose wording the tests pin).
+    {"graph": "no_validation", "n_train": [NonBoolInterval(Integral, 0, None, closed="left"), None]},
+    prefer_skip_nested_validation=True,
+)
+def k_occurrence(graph: NeighborGraph, n_train: int | None = None) -> NDArray[np.int64]:
     """How often each training point appears in the neighbour lists of a graph.
 
     Parameters
@@ -82,7 +92,8 @@ def k_occurrence(graph, n_train=None):
     return np.bincount(ind, minlength=n_train).astype(np.int64)
 
 
-def skewness(occurrence):
+@validate_params({"occurrence": ["array-like"]}, prefer_skip_nested_validation=True)
+def skewness(occurrence: ArrayLike) -> float:
     """S_k of eq 1: population skewness of the k-occurrence distribution.
 
     A constant distribution (every point occurs equally often) has no
@@ -125,7 +136,11 @@ def skewness(occurrence):
     return float(np.mean(c**3) / m2**1.5)
 
 
-def hub_occurrence(occurrence, n_neighbors):
+@validate_params(
+    {"occurrence": ["array-like"], "n_neighbors": [NonBoolInterval(Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def hub_occurrence(occurrence: ArrayLike, n_neighbors: int) -> float:
     """H_occ^k of eq 26: share of the n k slots occupied by hubs (O_k > 2 k).
 
     Parameters
@@ -162,7 +177,8 @@ def hub_occurrence(occurrence, n_neighbors):
     return float(o[o > 2 * n_neighbors].sum() / (o.shape[0] * n_neighbors))
 
 
-def antihub_occurrence(occurrence):
+@validate_params({"occurrence": ["array-like"]}, prefer_skip_nested_validation=True)
+def antihub_occurrence(occurrence: ArrayLike) -> float:
     """A_occ^k of eq 27: share of points that are no one's neighbour (O_k = 0).
 
     Parameters
@@ -247,7 +263,7 @@ class HubnessStats:
     n_samples: int
     max_occurrence: int
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         """The measures as a plain dict (also usable as ``stats["skewness"]``).
 
         Returns
@@ -257,11 +273,30 @@ class HubnessStats:
         """
         return asdict(self)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
 
 
-def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", hubness=None, include_self=False):
+@validate_params(
+    {
+        "X": "no_validation",  # data or a NeighborGraph, checked below
+        "n_neighbors": [NonBoolInterval(Integral, 1, None, closed="left")],
+        "metric": [str],
+        "neighbors": list(NEIGHBORS_CONSTRAINT),
+        "hubness": list(HUBNESS_CONSTRAINT),
+        "include_self": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def hubness_stats(
+    X: MatrixLike,  # or a NeighborGraph (MatrixLike is Any)
+    n_neighbors: int = 10,
+    *,
+    metric: str = "euclidean",
+    neighbors: Any = "brute",
+    hubness: Any = None,
+    include_self: bool = False,
+) -> "HubnessStats":
     """S_k, H_occ^k and A_occ^k of a dataset (seed 001, eqs 1, 26, 27; Table 1).
 
     Parameters
@@ -310,11 +345,6 @@ def hubness_stats(X, n_neighbors=10, *, metric="euclidean", neighbors="brute", h
     >>> s.skewness > 0
     True
     """
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)) or n_neighbors < 1:
-        raise ValueError(
-            f"The 'n_neighbors' parameter of hubness_stats must be an int in the range [1, inf). "
-            f"Got {n_neighbors!r} instead."
-        )
     k = int(n_neighbors)
     if include_self and (hubness is not None or isinstance(X, NeighborGraph)):
         raise ValueError(

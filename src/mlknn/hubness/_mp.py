@@ -4,12 +4,17 @@ The distances to all training points come from the neighbours layer's all-pairs
 API, streamed in blocks of training columns (never an n x n array).
 """
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 from scipy.special import log_ndtr
 
-from ..neighbors import pairwise_distances, pairwise_distances_chunked
+from ..neighbors import NeighborGraph, pairwise_distances, pairwise_distances_chunked
 from ..utils._param_validation import get_chunk_n_rows
+from ..utils._typing import FloatArray, MatrixLike, NDArray
 from ._base import _GraphReduction
+from ._constraints import WordedStrOptions
 
 #: The metrics of mlknn's kernels (what the all-pairs API computes).
 _BLOCK_METRICS = ("euclidean", "sqeuclidean", "cosine")
@@ -81,35 +86,43 @@ class MutualProximity(_GraphReduction):
 
     _needs_X = True
 
-    def __init__(self, n_neighbors=None, *, method="empiric", n_candidates=None, metric="euclidean", working_memory=256):
+    _parameter_constraints: dict[str, list[Any]] = {
+        **_GraphReduction._parameter_constraints,
+        "metric": [WordedStrOptions(set(_BLOCK_METRICS), description=f"one of {_BLOCK_METRICS} (the metrics of the "
+                                                                     "brute backend)")],
+        # Worded: a set's order (and so StrOptions' message) changes between runs.
+        "method": [WordedStrOptions({"empiric", "gaussian"}, description="a str among {'empiric', 'gaussian'}")],
+    }
+
+    mean_: NDArray[np.float64]
+    std_: NDArray[np.float64]
+    _count: NDArray[np.float64]
+    _m2: NDArray[np.float64]
+
+    def __init__(
+        self,
+        n_neighbors: int | None = None,
+        *,
+        method: str = "empiric",
+        n_candidates: int | None = None,
+        metric: str = "euclidean",
+        working_memory: float = 256,
+    ) -> None:
         super().__init__(n_neighbors, n_candidates=n_candidates, metric=metric, working_memory=working_memory)
         self.method = method
 
-    def _validate(self):
-        super()._validate()
-        if self.metric not in _BLOCK_METRICS:
-            raise ValueError(
-                f"The 'metric' parameter of MutualProximity must be one of {_BLOCK_METRICS} "
-                f"(the metrics of the brute backend). Got {self.metric!r} instead."
-            )
-        if self.method not in ("empiric", "gaussian"):
-            raise ValueError(
-                f"The 'method' parameter of MutualProximity must be a str among "
-                f"{{'empiric', 'gaussian'}}. Got {self.method!r} instead."
-            )
-
     @property
-    def rowwise(self):
+    def rowwise(self) -> bool:
         """False for the Gaussian model: a query's distance sums run over column blocks
         sized by the number of query rows, so their last bit depends on the call."""
         return self.method != "gaussian"
 
-    def _distance_blocks(self, A, max_cols=None):
+    def _distance_blocks(self, A: MatrixLike, max_cols: int | None = None) -> Iterator[tuple[slice, FloatArray]]:
         """Blocks of training columns of the distances from the rows of A (neighbours layer)."""
         return pairwise_distances_chunked(A, self._X, metric=self.metric,
                                           working_memory=self.working_memory, max_cols=max_cols)
 
-    def _fit_stats(self, graph, X):
+    def _fit_stats(self, graph: NeighborGraph, X: MatrixLike) -> None:
         self._X = X
         if self.method == "gaussian":
             n = X.shape[0]
@@ -138,18 +151,20 @@ class MutualProximity(_GraphReduction):
             self.std_ = np.sqrt(m2 / np.maximum(count, 1))
 
     @staticmethod
-    def _log_sf(d, mu, sigma):
+    def _log_sf(d: FloatArray, mu: FloatArray, sigma: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore", invalid="ignore"):
             z = (d - mu) / sigma
             out = log_ndtr(-z)
         step = np.where(d < mu, 0.0, np.where(d > mu, -np.inf, np.log(0.5)))
         return np.where(sigma > 0, out, step)
 
-    def _gauss(self, d, mu1, s1, mu2, s2):
+    def _gauss(
+        self, d: FloatArray, mu1: FloatArray, s1: FloatArray, mu2: FloatArray, s2: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
         logmp = self._log_sf(d, mu1, s1) + self._log_sf(d, mu2, s2)
         return -np.expm1(logmp), -logmp
 
-    def _secondary_train(self, graph):
+    def _secondary_train(self, graph: NeighborGraph) -> tuple[FloatArray, FloatArray | None]:
         if self.method == "gaussian":
             ind = graph.indices
             return self._gauss(graph.distances, self.mean_[:, None], self.std_[:, None], self.mean_[ind], self.std_[ind])
@@ -159,7 +174,7 @@ class MutualProximity(_GraphReduction):
         mp = counts / denom if denom > 0 else np.ones_like(counts, dtype=float)
         return 1.0 - mp, None
 
-    def _secondary_query(self, graph, X):
+    def _secondary_query(self, graph: NeighborGraph, X: MatrixLike) -> tuple[FloatArray, FloatArray | None]:
         d = graph.distances
         ind = graph.indices
         n = self.n_train_
@@ -187,7 +202,7 @@ class MutualProximity(_GraphReduction):
         denom = n - 1  # |D u {t}| - 2
         return 1.0 - counts / denom, None
 
-    def _empiric_counts(self, A, graph, rows_are_train):
+    def _empiric_counts(self, A: MatrixLike, graph: NeighborGraph, rows_are_train: bool) -> NDArray[np.float64]:
         """``#{j in D, j not in {a, x}: d(a, j) > d(a, x) and d(x, j) > d(x, a)}`` per pair.
 
         For each block of training columns j: one gather of the candidates'
