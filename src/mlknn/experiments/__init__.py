@@ -26,6 +26,7 @@ from ._config import (
     parse_param_option,
     parse_value,
 )
+from ._data import load_dataset
 from ._results import (
     CELL_COLUMNS,
     RESULT_COLUMNS,
@@ -33,7 +34,7 @@ from ._results import (
     FoldMismatchError,
     ResultsDB,
 )
-from ._runner import count_cells, load_dataset, run_experiment
+from ._runner import count_cells, run_experiment
 
 __all__ = [
     "ALIASES",

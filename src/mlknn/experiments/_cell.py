@@ -29,11 +29,22 @@ Which scores a cell evaluates:
 
 import time
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
+
+from ..utils._typing import Estimator, LabelMatrix, MatrixLike, NDArray, TopK
+
+if TYPE_CHECKING:
+    from ..neighbors import NeighborGraph, NeighborsIndex
+
+#: What a cell's prediction step gives the evaluation besides the 0/1 prediction:
+#: dense scores, the top-k (labels, scores) pair, or nothing (no score method).
+Scores: TypeAlias = NDArray[np.float64] | TopK | None
 
 #: ``@k`` cut-offs of a sparse-label cell too large for dense scores, when the
 #: experiment names none.
@@ -47,34 +58,35 @@ MAX_WARNING_CHARS = 2000
 class FoldData:
     """A fold after its preprocessing (Y dense or CSR, as given)."""
 
-    X_train: object
-    Y_train: object
-    X_test: object
-    Y_test: object
+    X_train: MatrixLike
+    Y_train: LabelMatrix
+    X_test: MatrixLike
+    Y_test: LabelMatrix
 
     @property
-    def n_train(self):
-        return self.X_train.shape[0]
+    def n_train(self) -> int:
+        n: int = self.X_train.shape[0]
+        return n
 
 
 @dataclass
 class FoldSearch:
     """The fold's shared neighbour search (one for every kNN cell)."""
 
-    index: object
-    train_graph: object
-    test_graph: object
+    index: "NeighborsIndex"
+    train_graph: "NeighborGraph"
+    test_graph: "NeighborGraph | None"
     seconds: float
     recall: float | None = None
 
 
 @dataclass
 class CellOutcome:
-    values: dict
+    values: dict[str, float]
     fit_seconds: float
     predict_seconds: float
     search_seconds: float
-    warnings: list = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
 class WarningLog:
@@ -84,11 +96,11 @@ class WarningLog:
     a warning repeated for each of q labels counts q times), none is printed.
     """
 
-    def __init__(self):
-        self._counts = {}
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str, str], int] = {}
 
     @contextmanager
-    def stage(self, name):
+    def stage(self, name: str) -> Iterator[None]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield
@@ -100,18 +112,18 @@ class WarningLog:
             key = (name, f"{cat.__module__}.{cat.__qualname__}", message)
             self._counts[key] = self._counts.get(key, 0) + 1
 
-    def records(self):
+    def records(self) -> list[dict[str, Any]]:
         """List of dicts: ``stage``, ``category``, ``message``, ``count`` (first-seen order)."""
         return [{"stage": s, "category": c, "message": m, "count": n} for (s, c, m), n in self._counts.items()]
 
 
-def is_knn(est):
+def is_knn(est: object) -> bool:
     from ..base import KNNMultiLabelBase
 
     return isinstance(est, KNNMultiLabelBase)
 
 
-def _scores(est, X):
+def _scores(est: Estimator, X: MatrixLike) -> NDArray[np.float64] | None:
     """Dense scores of a non-kNN estimator: ``predict_proba`` (list of per-label
     (n, 2) arrays allowed), else ``decision_function``, else None."""
     if hasattr(est, "predict_proba"):
@@ -127,7 +139,7 @@ def _scores(est, X):
     return None
 
 
-def _dense_scores_fit(n_rows, n_labels):
+def _dense_scores_fit(n_rows: int, n_labels: int) -> bool:
     """Whether a sparse-label cell can afford dense (n_rows, n_labels) scores and measures."""
     from ..metrics._evaluate_at_k import DENSE_METRICS_MAX_CELLS
     from ..utils._validation import dense_label_budget
@@ -136,7 +148,7 @@ def _dense_scores_fit(n_rows, n_labels):
     return cells <= DENSE_METRICS_MAX_CELLS and cells * 8 <= dense_label_budget()
 
 
-def _dense_train_labels(est, Y):
+def _dense_train_labels(est: Estimator, Y: LabelMatrix) -> LabelMatrix:
     """Y for an estimator outside the kNN family: dense, after the budget check."""
     if not sp.issparse(Y):
         return Y
@@ -147,17 +159,19 @@ def _dense_train_labels(est, Y):
     return Y.toarray()
 
 
-def _fit(est, data, search):
+def _fit(est: Estimator, data: FoldData, search: FoldSearch | None) -> None:
     if is_knn(est):
+        assert search is not None  # the runner searches every fold that has a kNN cell
         est.fit_from_graph(search.train_graph, data.Y_train, X=data.X_train, index=search.index)
     else:
         est.fit(data.X_train, _dense_train_labels(est, data.Y_train))
 
 
-def _predict(est, data, search, topk):
+def _predict(est: Estimator, data: FoldData, search: FoldSearch | None, topk: int) -> tuple[LabelMatrix, Scores]:
     """(P, scores): the 0/1 prediction and dense scores, or the top-k pair when ``topk``."""
     if not is_knn(est):
         return est.predict(data.X_test), _scores(est, data.X_test)
+    assert search is not None  # as in _fit
     graph, X = search.test_graph, data.X_test
     P = est.predict_from_graph(graph, X)
     if topk:
@@ -165,7 +179,7 @@ def _predict(est, data, search, topk):
     return P, est.predict_proba_from_graph(graph, X)
 
 
-def _evaluate(data, P, S, at_k):
+def _evaluate(data: FoldData, P: LabelMatrix, S: Scores, at_k: tuple[int, ...]) -> dict[str, float]:
     from ..metrics import evaluate
 
     if not sp.issparse(data.Y_test):
@@ -178,7 +192,7 @@ def _evaluate(data, P, S, at_k):
     return dict(evaluate(data.Y_test, P, S, at_k=at_k, inv_propensity=inverse_propensity(data.Y_train)))
 
 
-def run_cell(est, data, search, at_k=()):
+def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tuple[int, ...] = ()) -> CellOutcome:
     """Fit, predict and evaluate one estimator on one fold.
 
     Parameters
@@ -212,4 +226,5 @@ def run_cell(est, data, search, at_k=()):
         pred_s = time.perf_counter() - t0
     with log.stage("evaluate"):
         values = _evaluate(data, P, S, at_k)
-    return CellOutcome(values, fit_s, pred_s, search.seconds if knn else 0.0, log.records())
+    # (search is None only without kNN estimators: _fit stops a kNN cell without one.)
+    return CellOutcome(values, fit_s, pred_s, search.seconds if knn and search is not None else 0.0, log.records())

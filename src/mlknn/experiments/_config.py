@@ -8,11 +8,22 @@ over ``k`` (``n_neighbors``) and over ``params`` is expanded by
 """
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from numbers import Integral
+from typing import Any, TypeAlias
 
-from ._parsing import _coerce, _fmt, canonical_json, parse_param_option, parse_value  # noqa: F401  (re-exported)
-from ._settings import _SCALINGS, _SCOPES, PreprocessingConfig, ProtocolConfig  # noqa: F401  (re-exported)
+from ._parsing import _coerce, _fmt
+from ._parsing import canonical_json as canonical_json  # re-exported ("x as x": explicit for the type check)
+from ._parsing import parse_param_option as parse_param_option
+from ._parsing import parse_value as parse_value
+from ._settings import _SCALINGS as _SCALINGS
+from ._settings import _SCOPES as _SCOPES
+from ._settings import PreprocessingConfig as PreprocessingConfig
+from ._settings import ProtocolConfig as ProtocolConfig
+
+#: A grid axis of :attr:`ExperimentConfig.params`: (scope, parameter name, values).
+ParamAxis: TypeAlias = tuple[str, str, tuple[Any, ...]]
 
 #: Harness aliases ``"name:alias"``: the registry estimator ``name`` with these
 #: fixed parameters. The readings of other libraries are estimator parameters
@@ -20,13 +31,13 @@ from ._settings import _SCALINGS, _SCOPES, PreprocessingConfig, ProtocolConfig  
 #: existing grids, presets and results databases use (a cell's ``algorithm``
 #: column stays ``mlknn:skml``, its ``params`` column holds only the grid's
 #: parameters, so a database written before resumes unchanged).
-ALIASES = {
+ALIASES: dict[tuple[str, str | None], dict[str, Any]] = {
     ("mlknn", "skml"): {"variant": "skmultilearn"},
     ("brknna", "skml"): {"variant": "skmultilearn"},
 }
 
 #: What each alias computes (the estimators' docstrings give the details).
-VARIANTS = {
+VARIANTS: dict[tuple[str, str], str] = {
     ("mlknn", "skml"): (
         "MLkNN(variant='skmultilearn'): ML-kNN as scikit-multilearn's MLkNN (default "
         "ignore_first_neighbours=0) computes it: each training instance counts itself among "
@@ -42,7 +53,7 @@ VARIANTS = {
 }
 
 
-def split_variant(name):
+def split_variant(name: str) -> tuple[str, str | None]:
     """``"mlknn:skml"`` -> ``("mlknn", "skml")``; ``"mlknn"`` -> ``("mlknn", None)``."""
     base, _, variant = str(name).lower().partition(":")
     return base, (variant or None)
@@ -62,17 +73,17 @@ class AlgorithmSpec:
     """
 
     name: str
-    params: tuple = ()
+    params: tuple[tuple[str, Any], ...] = ()
 
     @property
-    def base(self):
+    def base(self) -> str:
         return split_variant(self.name)[0]
 
     @property
-    def variant(self):
+    def variant(self) -> str | None:
         return split_variant(self.name)[1]
 
-    def params_dict(self):
+    def params_dict(self) -> dict[str, Any]:
         """The grid's parameters (what the ``params`` column of the results records).
 
         Returns
@@ -82,7 +93,7 @@ class AlgorithmSpec:
         """
         return dict(self.params)
 
-    def estimator_params(self):
+    def estimator_params(self) -> dict[str, Any]:
         """The constructor parameters: the grid's, plus those fixed by an alias (:data:`ALIASES`).
 
         Returns
@@ -92,7 +103,7 @@ class AlgorithmSpec:
         """
         return {**self.params_dict(), **ALIASES.get((self.base, self.variant), {})}
 
-    def key(self):
+    def key(self) -> str:
         """The parameters as canonical JSON (the ``params`` column of the results).
 
         Returns
@@ -102,7 +113,7 @@ class AlgorithmSpec:
         """
         return canonical_json(self.params_dict())
 
-    def label(self, hide=()):
+    def label(self, hide: Iterable[str] = ()) -> str:
         """A short readable name, e.g. ``"mlknn(k=10, smoothing=1.0)"``.
 
         Parameters
@@ -156,19 +167,19 @@ class ExperimentConfig:
         already in a database are not recomputed when ``at_k`` changes.
     """
 
-    datasets: tuple
-    algorithms: tuple
-    k: tuple = ()
-    params: tuple = ()
+    datasets: tuple[str, ...]
+    algorithms: tuple[str, ...]
+    k: tuple[int, ...] = ()
+    params: tuple[ParamAxis, ...] = ()
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
     preprocessing: PreprocessingConfig = field(default_factory=PreprocessingConfig)
-    dataset_preprocessing: tuple = ()
+    dataset_preprocessing: tuple[tuple[str, PreprocessingConfig], ...] = ()
     neighbors: str = "brute"
     metric: str = "euclidean"
-    explicit: tuple = ()
-    at_k: tuple = ()
+    explicit: tuple[AlgorithmSpec, ...] = ()
+    at_k: tuple[int, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.datasets:
             raise ValueError("The 'datasets' parameter must name at least one dataset. Got none.")
         if not self.algorithms and not self.explicit:
@@ -187,7 +198,7 @@ class ExperimentConfig:
                     f"Unknown algorithm variant {name!r}. Known variants: {known}."
                 )
 
-    def preprocessing_for(self, dataset):
+    def preprocessing_for(self, dataset: str) -> PreprocessingConfig:
         """The preprocessing of one dataset (its override, else the default).
 
         Parameters
@@ -205,7 +216,7 @@ class ExperimentConfig:
                 return prep
         return self.preprocessing
 
-    def search(self):
+    def search(self) -> dict[str, str]:
         """The shared neighbour search.
 
         Returns
@@ -215,7 +226,7 @@ class ExperimentConfig:
         """
         return {"neighbors": self.neighbors, "metric": self.metric}
 
-    def search_key(self):
+    def search_key(self) -> str:
         """The shared neighbour search as canonical JSON (recorded with each cell).
 
         Returns
@@ -225,7 +236,7 @@ class ExperimentConfig:
         """
         return canonical_json(self.search())
 
-    def specs(self):
+    def specs(self) -> list[AlgorithmSpec]:
         """Expand the grid into :class:`AlgorithmSpec` objects (deterministic order).
 
         Returns
@@ -233,12 +244,12 @@ class ExperimentConfig:
         list of AlgorithmSpec
             The grid's configurations, then the explicit ones, without duplicates.
         """
-        specs = []
-        used = set()
+        specs: list[AlgorithmSpec] = []
+        used: set[tuple[str, str]] = set()
         for name in self.algorithms:
             base = split_variant(name)[0]
             defaults = _defaults(name)
-            axes = {}
+            axes: dict[str, tuple[Any, ...]] = {}
             if self.k and "n_neighbors" in defaults:
                 axes["n_neighbors"] = tuple(int(k) for k in self.k)
             fixed = ALIASES.get(split_variant(name), {})
@@ -287,14 +298,15 @@ class ExperimentConfig:
                     f"{', '.join(sorted(defaults))}."
                 )
             specs.append(AlgorithmSpec(spec.name.lower(), tuple(sorted((k, _coerce(v, defaults[k])) for k, v in spec.params))))
-        seen, unique = set(), []
+        seen: set[tuple[str, tuple[tuple[str, Any], ...]]] = set()
+        unique: list[AlgorithmSpec] = []
         for s in specs:
             if (s.name, s.params) not in seen:
                 seen.add((s.name, s.params))
                 unique.append(s)
         return unique
 
-    def with_overrides(self, **changes):
+    def with_overrides(self, **changes: Any) -> "ExperimentConfig":
         """A copy with some settings changed: the one way to merge overrides
         (command-line options over a TOML file, a preset over its defaults).
 
@@ -341,7 +353,7 @@ class ExperimentConfig:
                 f"Unknown setting(s) {sorted(unknown)} for ExperimentConfig.with_overrides; "
                 f"known: {sorted(_OVERRIDABLE)}."
             )
-        fields = {k: changes.pop(k) for k in list(changes) if k in _CONFIG_FIELDS and k != "protocol"}
+        fields: dict[str, Any] = {k: changes.pop(k) for k in list(changes) if k in _CONFIG_FIELDS and k != "protocol"}
         fields["protocol"] = _protocol_override(self.protocol, changes)
         if "add_params" in changes:
             extra = tuple(parse_param_option(p) if isinstance(p, str) else tuple(p) for p in changes.pop("add_params"))
@@ -364,9 +376,9 @@ class ExperimentConfig:
         return new
 
 
-def _protocol_override(current, changes):
+def _protocol_override(current: ProtocolConfig, changes: dict[str, Any]) -> ProtocolConfig:
     """The protocol of :meth:`ExperimentConfig.with_overrides`; pops its keys from ``changes``."""
-    protocol = changes.pop("protocol", current)
+    protocol: ProtocolConfig | str = changes.pop("protocol", current)
     own = {k: changes.pop(k) for k in list(changes) if k in _PROTOCOL_FIELDS}
     if isinstance(protocol, str):  # a name: its own defaults, this config's stratify and seed
         protocol = replace(current, name=protocol, n_splits=None, n_repeats=None, test_size=None)
@@ -382,7 +394,7 @@ _PREP_FIELDS = {"scaling", "feature_selection", "min_label_count", "label_scope"
 _OVERRIDABLE = _CONFIG_FIELDS | _PROTOCOL_FIELDS | _PREP_FIELDS | {"add_params"}
 
 
-def _defaults(name):
+def _defaults(name: str) -> dict[str, Any]:
     """get_params() of the registry class behind an algorithm name (aliases included)."""
     from .._registry import get_estimator_class
 
@@ -394,9 +406,11 @@ def _defaults(name):
             f"The algorithm {name!r} is registered but its module does not import here "
             f"({type(exc).__name__}: {exc})."
         ) from exc
-    return cls().get_params()
+    params: dict[str, Any] = cls().get_params()
+    return params
 
 
 # The TOML reader lives in its own module (it imports this one); importable from here as
 # before, so the import comes last.
-from ._toml import config_from_dict, load_config  # noqa: E402, F401  (re-exported)
+from ._toml import config_from_dict as config_from_dict  # noqa: E402  (re-exported)
+from ._toml import load_config as load_config  # noqa: E402

@@ -6,11 +6,16 @@ CSR given in ``data=``) stays sparse through splitting, preprocessing and the
 estimators (see docs/experiments.md, "Sparse labels").
 """
 
+import os
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._typing import LabelMatrix, MatrixLike
 
-def as_label_matrix(Y):
+
+def as_label_matrix(Y: MatrixLike) -> LabelMatrix:
     """A sparse Y as given (row slicing works on CSR), anything else as an ndarray.
 
     ``np.asarray`` of a scipy sparse matrix is a 0-d object array, so a sparse Y
@@ -21,7 +26,9 @@ def as_label_matrix(Y):
     return np.asarray(Y)
 
 
-def load_dataset(name, data_home=None):
+def load_dataset(
+    name: str, data_home: str | os.PathLike[str] | None = None
+) -> tuple[MatrixLike, LabelMatrix]:
     """X, Y of a dataset name (``$MLKNN_DATA``), a data file path or ``simulated2d``.
 
     Y is an ndarray, or CSR when the loader returns sparse labels.
@@ -64,7 +71,9 @@ def load_dataset(name, data_home=None):
     return b.X, as_label_matrix(b.Y)
 
 
-def apply_prefilter(X, Y, prefilter):
+def apply_prefilter(
+    X: MatrixLike, Y: LabelMatrix, prefilter: dict[str, Any] | None
+) -> tuple[MatrixLike, LabelMatrix]:
     """Dataset-level preprocessing (before splitting): drop rare labels, then the
     instances left without any label. Returns X, Y (Y sparse if it was)."""
     if prefilter is None:

@@ -3,9 +3,13 @@
 import json
 import math
 from numbers import Integral
+from typing import TypeAlias
+
+#: A value read from the command line (:func:`parse_value`).
+Scalar: TypeAlias = int | float | bool | str | None
 
 
-def canonical_json(obj):
+def canonical_json(obj: object) -> str:
     """Deterministic JSON (sorted keys, no spaces) used as a key in the results DB.
 
     Parameters
@@ -32,13 +36,13 @@ def canonical_json(obj):
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
 
 
-def _fmt(v):
+def _fmt(v: object) -> str:
     if isinstance(v, float) and math.isinf(v):
         return "inf" if v > 0 else "-inf"
     return str(v)
 
 
-def parse_value(text):
+def parse_value(text: str) -> Scalar:
     """A command-line value: int, float (``inf`` too), bool, None or str.
 
     Parameters
@@ -81,7 +85,7 @@ def parse_value(text):
         return t
 
 
-def parse_param_option(text):
+def parse_param_option(text: str) -> tuple[str, str, tuple[Scalar, ...]]:
     """``"name=v1,v2"`` or ``"algorithm.name=v1,v2"`` -> (scope, name, values).
 
     Parameters
@@ -127,7 +131,7 @@ def parse_param_option(text):
     return scope.lower(), name, values
 
 
-def _coerce(value, default):
+def _coerce(value: object, default: object) -> object:
     # An int given for a float parameter is stored as float, so that 3 and 3.0
     # are the same cell.
     if isinstance(default, float) and isinstance(value, Integral) and not isinstance(value, bool):

@@ -21,13 +21,21 @@ run in parallel with joblib (``n_jobs``).
 
 import os
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from ..model_selection._split import Fold
-from ._cell import FoldData, FoldSearch, WarningLog, is_knn, run_cell
-from ._config import canonical_json
+from ..utils._typing import Estimator, LabelMatrix, MatrixLike
+from ._cell import CellOutcome, FoldData, FoldSearch, WarningLog, is_knn, run_cell
+from ._config import AlgorithmSpec, ExperimentConfig
 from ._data import apply_prefilter, as_label_matrix, load_dataset
+from ._parsing import canonical_json
 from ._results import CELL_COLUMNS, ResultsDB
+from ._settings import PreprocessingConfig
+
+if TYPE_CHECKING:
+    from ..neighbors._reuse import FoldGraphs
 
 #: Environment variable: seconds to sleep at the start of every fold task. Only
 #: for tests that interrupt a run on purpose (makes "mid-run" deterministic).
@@ -35,7 +43,7 @@ FOLD_DELAY_ENV = "MLKNN_FOLD_DELAY"
 
 
 # ---------------------------------------------------------------- estimators
-def make_estimator(spec, seed):
+def make_estimator(spec: AlgorithmSpec, seed: int) -> Estimator:
     """Instantiate the estimator of an :class:`AlgorithmSpec` (harness aliases
     such as ``mlknn:skml`` become the estimator parameters they stand for)."""
     from .._registry import get_estimator_class
@@ -51,15 +59,17 @@ def make_estimator(spec, seed):
         raise ValueError(f"Cannot build {spec.label()}: {exc}") from exc
 
 
-def _params_json(est):
-    out = {}
+def _params_json(est: Estimator) -> str:
+    out: dict[str, Any] = {}
     for k, v in est.get_params(deep=False).items():
         out[k] = v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
     return canonical_json(out)
 
 
 # ---------------------------------------------------------------- neighbours
-def search_graphs(X_train, X_test, width, neighbors="brute", metric="euclidean"):
+def search_graphs(
+    X_train: MatrixLike, X_test: MatrixLike, width: int, neighbors: str = "brute", metric: str = "euclidean"
+) -> "FoldGraphs":
     """(index, train LOO graph, test graph) at ``width`` neighbours
     (:func:`mlknn.neighbors.compute_graphs`)."""
     from ..neighbors import compute_graphs
@@ -75,7 +85,9 @@ SEARCH_RECALL = "search_recall"
 SEARCH_RECALL_SAMPLES = 200
 
 
-def _search_recall(graphs, X_tr, X_te, width, seed, fold):
+def _search_recall(
+    graphs: "FoldGraphs", X_tr: MatrixLike, X_te: MatrixLike, width: int, seed: int, fold: Fold
+) -> float | None:
     """Recall of an approximate fold search on a sample of the test queries (None if exact)."""
     from ..neighbors import estimate_recall, is_exact
 
@@ -92,29 +104,51 @@ def _search_recall(graphs, X_tr, X_te, width, seed, fold):
 class FoldTask:
     dataset: str
     fold: Fold
-    specs: list
-    preprocessing: object  # PreprocessingConfig
-    search: dict
+    specs: list[AlgorithmSpec]
+    preprocessing: PreprocessingConfig
+    search: dict[str, str]
     protocol_key: str
     seed: int
-    at_k: tuple = ()
+    at_k: tuple[int, ...] = ()
 
 
 @dataclass
 class FoldResult:
     """What a fold task returns: result rows and warning rows (dicts), written in one transaction."""
 
-    rows: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _fold_delay():
+#: A fold task's job, ``fn(task, X, Y) -> (task, result)``, as executors run it.
+FoldJob: TypeAlias = Callable[[FoldTask, MatrixLike, LabelMatrix], tuple[FoldTask, FoldResult]]
+
+
+class FoldExecutor(Protocol):
+    """What ``run_experiment(executor=...)`` needs (e.g. :class:`mlknn.distributed.DaskExecutor`)."""
+
+    def run_folds(
+        self, fn: FoldJob, tasks: list[FoldTask], X: MatrixLike, Y: LabelMatrix
+    ) -> Iterable[tuple[FoldTask, FoldResult]]: ...
+
+
+class Progress(Protocol):
+    """What ``run_experiment(progress=...)`` calls (the CLI's progress bar)."""
+
+    def start(self, total: int, done: int) -> None: ...
+
+    def advance(self, n: int) -> None: ...
+
+    def message(self, text: str) -> None: ...
+
+
+def _fold_delay() -> None:
     delay = float(os.environ.get(FOLD_DELAY_ENV, "0") or 0)
     if delay > 0:
         time.sleep(delay)
 
 
-def prepare_fold(task, X, Y, log):
+def prepare_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix, log: WarningLog) -> FoldData:
     """Slice the fold and fit its preprocessing on the training part (step 1)."""
     from ..preprocessing import FoldPreprocessor
 
@@ -128,9 +162,9 @@ def prepare_fold(task, X, Y, log):
     return FoldData(X_tr, Y_tr, X_te, Y_te)
 
 
-def _search_width(task, spec, est, n_train):
+def _search_width(task: FoldTask, spec: AlgorithmSpec, est: Estimator, n_train: int) -> int:
     """The width ``est`` needs, checked against the fold's training size."""
-    width = est.search_width(n_train)
+    width: int = est.search_width(n_train)
     if est.n_neighbors > n_train - 1 or width > n_train - 1:
         f = task.fold
         raise ValueError(
@@ -140,7 +174,9 @@ def _search_width(task, spec, est, n_train):
     return width
 
 
-def search_fold(task, data, knn, log):
+def search_fold(
+    task: FoldTask, data: FoldData, knn: list[tuple[AlgorithmSpec, Estimator]], log: WarningLog
+) -> FoldSearch | None:
     """One search at the widest width any kNN estimator needs (step 2); None without kNN cells."""
     if not knn:
         return None
@@ -153,7 +189,7 @@ def search_fold(task, data, knn, log):
     return FoldSearch(*graphs, seconds=seconds, recall=recall)
 
 
-def _fold_columns(task, data):
+def _fold_columns(task: FoldTask, data: FoldData) -> dict[str, Any]:
     f = task.fold
     return {
         "dataset": task.dataset,
@@ -169,7 +205,9 @@ def _fold_columns(task, data):
     }
 
 
-def cell_rows(base, spec, est, outcome, search):
+def cell_rows(
+    base: dict[str, Any], spec: AlgorithmSpec, est: Estimator, outcome: CellOutcome, search: FoldSearch | None
+) -> list[dict[str, Any]]:
     """The result rows of one cell: one per measure (steps 3-4 feed them)."""
     values = dict(outcome.values)
     if is_knn(est) and search is not None and search.recall is not None:
@@ -184,13 +222,15 @@ def cell_rows(base, spec, est, outcome, search):
     ]  # fmt: skip
 
 
-def cell_warning_rows(base, spec, records):
+def cell_warning_rows(
+    base: dict[str, Any], spec: AlgorithmSpec, records: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The warning rows of one cell (see :meth:`ResultsDB.warnings`)."""
     cell = {c: base[c] for c in CELL_COLUMNS if c in base}
     return [{**cell, "algorithm": spec.name, "params": spec.key(), **r} for r in records]
 
 
-def run_fold(task, X, Y):
+def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
     """Compute every missing cell of one fold.
 
     Steps: slice and preprocess the fold (:func:`prepare_fold`), search the
@@ -218,16 +258,18 @@ def run_fold(task, X, Y):
     return out
 
 
-def _run_fold_job(task, X, Y):
+def _run_fold_job(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> tuple[FoldTask, FoldResult]:
     return task, run_fold(task, X, Y)
 
 
 # ----------------------------------------------------------------- planning
-def cell_key(dataset, spec, prep_key, search_key, protocol_key, repeat, fold):
+def cell_key(
+    dataset: str, spec: AlgorithmSpec, prep_key: str, search_key: str, protocol_key: str, repeat: int, fold: int
+) -> tuple[str, str, str, str, str, str, int, int]:
     return (dataset, spec.name, spec.key(), prep_key, search_key, protocol_key, int(repeat), int(fold))
 
 
-def count_cells(config, db):
+def count_cells(config: ExperimentConfig, db: ResultsDB) -> tuple[int, int]:
     """(total, done) cells of ``config`` in ``db`` (without loading any data).
 
     Parameters
@@ -285,17 +327,26 @@ def count_cells(config, db):
 
 
 class _NullProgress:
-    def start(self, total, done):
+    def start(self, total: int, done: int) -> None:
         pass
 
-    def advance(self, n):
+    def advance(self, n: int) -> None:
         pass
 
-    def message(self, text):
+    def message(self, text: str) -> None:
         pass
 
 
-def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=None, executor=None):
+def run_experiment(
+    config: ExperimentConfig,
+    db: ResultsDB | str | os.PathLike[str],
+    *,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
+    data: Mapping[str, tuple[MatrixLike, MatrixLike]] | None = None,
+    data_home: str | os.PathLike[str] | None = None,
+    executor: FoldExecutor | None = None,
+) -> dict[str, int]:
     """Run (or complete) an experiment.
 
     Parameters
@@ -343,19 +394,18 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
     ['mlknn']
     """
     own_db = not isinstance(db, ResultsDB)
-    if own_db:
-        db = ResultsDB(db)
+    results_db = db if isinstance(db, ResultsDB) else ResultsDB(db)
     progress = progress or _NullProgress()
     try:
         specs = config.specs()
-        total, done_before = count_cells(config, db)
+        total, done_before = count_cells(config, results_db)
         progress.start(total, done_before)
         protocol_key, search_key = config.protocol.key(), config.search_key()
         splitter = config.protocol.splitter()
-        done = db.done_cells(config.datasets)
+        done = results_db.done_cells(config.datasets)
         computed = written = 0
 
-        def tasks_for(dataset):
+        def tasks_for(dataset: str) -> tuple[MatrixLike, LabelMatrix, list[FoldTask]]:
             prep = config.preprocessing_for(dataset)
             prep_key = prep.key()
             prefilter = prep.dataset_level()
@@ -365,8 +415,8 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
                 X, Y = load_dataset(dataset, data_home)
             X, Y = apply_prefilter(X, as_label_matrix(Y), prefilter)
             folds = list(splitter.split(X, Y))
-            db.record_folds(dataset, protocol_key, canonical_json(prefilter), folds, X.shape[0])
-            out = []
+            results_db.record_folds(dataset, protocol_key, canonical_json(prefilter), folds, X.shape[0])
+            out: list[FoldTask] = []
             for f in folds:
                 missing = [
                     s for s in specs
@@ -393,10 +443,10 @@ def run_experiment(config, db, *, n_jobs=1, progress=None, data=None, data_home=
                     delayed(_run_fold_job)(t, X, Y) for t in tasks
                 )
             for task, result in results:
-                written += db.write_cells(result.rows, warnings=result.warnings)
+                written += results_db.write_cells(result.rows, warnings=result.warnings)
                 computed += len(task.specs)
                 progress.advance(len(task.specs))
         return {"total": total, "done_before": done_before, "computed": computed, "rows_written": written}
     finally:
         if own_db:
-            db.close()
+            results_db.close()

@@ -2,8 +2,10 @@
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any
 
 from ..model_selection import make_protocol
+from ..model_selection._split import RepeatedHoldout, RepeatedMultilabelKFold
 from ._parsing import canonical_json
 
 
@@ -32,7 +34,7 @@ class ProtocolConfig:
     stratify: bool = False
     seed: int = 0
 
-    def splitter(self):
+    def splitter(self) -> RepeatedMultilabelKFold | RepeatedHoldout:
         """The splitter of this protocol.
 
         Returns
@@ -49,7 +51,7 @@ class ProtocolConfig:
             random_state=self.seed,
         )
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         """The protocol's name and its splitter's parameters.
 
         Returns
@@ -59,7 +61,7 @@ class ProtocolConfig:
         """
         return {"protocol": self.name, **self.splitter().params()}
 
-    def key(self):
+    def key(self) -> str:
         """Identity of the folds in the results DB. ``n_repeats`` is left out: the
         first r repetitions are the same whatever the number of repetitions, so
         a run with more repetitions completes one with fewer.
@@ -73,7 +75,7 @@ class ProtocolConfig:
         p.pop("n_repeats", None)
         return canonical_json(p)
 
-    def n_folds(self):
+    def n_folds(self) -> int:
         """Number of train/test splits (repetitions times folds).
 
         Returns
@@ -115,7 +117,7 @@ class PreprocessingConfig:
     min_label_count: int = 0
     label_scope: str = "train"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.scaling not in _SCALINGS:
             raise ValueError(f"The 'scaling' parameter must be one of {_SCALINGS}. Got {self.scaling!r} instead.")
         fs = self.feature_selection
@@ -138,7 +140,7 @@ class PreprocessingConfig:
                 f"The 'label_scope' parameter must be one of {_SCOPES}. Got {self.label_scope!r} instead."
             )
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         """The preprocessing as a dict (what the results record).
 
         Returns
@@ -153,7 +155,7 @@ class PreprocessingConfig:
             "label_scope": self.label_scope,
         }
 
-    def key(self):
+    def key(self) -> str:
         """The preprocessing as canonical JSON (the ``preprocessing`` column of the results).
 
         Returns
@@ -163,7 +165,7 @@ class PreprocessingConfig:
         """
         return canonical_json(self.params())
 
-    def dataset_level(self):
+    def dataset_level(self) -> dict[str, Any] | None:
         """The part applied to the whole dataset before splitting (None if nothing).
 
         Returns
@@ -176,7 +178,7 @@ class PreprocessingConfig:
             return {"min_label_count": int(self.min_label_count), "drop_unlabelled": True}
         return None
 
-    def fold_level(self):
+    def fold_level(self) -> dict[str, Any]:
         """Keyword arguments of :class:`mlknn.preprocessing.FoldPreprocessor`.
 
         Returns

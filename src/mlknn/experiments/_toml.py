@@ -1,11 +1,14 @@
 """Experiment files: TOML -> :class:`~mlknn.experiments.ExperimentConfig`."""
 
+import os
 from dataclasses import replace
+from typing import Any
 
-from ._config import ExperimentConfig, PreprocessingConfig, ProtocolConfig
+from ._config import ExperimentConfig
+from ._settings import PreprocessingConfig, ProtocolConfig
 
 
-def _as_tuple(value, what):
+def _as_tuple(value: object, what: str) -> tuple[Any, ...]:
     if value is None:
         return ()
     if isinstance(value, (list, tuple)):
@@ -15,7 +18,9 @@ def _as_tuple(value, what):
     raise ValueError(f"The {what!r} entry of the config file must be a list or a comma-separated string. Got {value!r}.")
 
 
-def _prep_from_dict(d, base=None, where="preprocessing"):
+def _prep_from_dict(
+    d: dict[str, Any], base: PreprocessingConfig | None = None, where: str = "preprocessing"
+) -> PreprocessingConfig:
     allowed = {"scaling", "feature_selection", "min_label_count", "label_scope"}
     unknown = set(d) - allowed - {"datasets"}
     if unknown:
@@ -29,7 +34,7 @@ def _prep_from_dict(d, base=None, where="preprocessing"):
     return replace(base, **kw)
 
 
-def config_from_dict(d):
+def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
     """Build an :class:`ExperimentConfig` from a parsed TOML document.
 
     Layout::
@@ -100,7 +105,7 @@ def config_from_dict(d):
         (name, _prep_from_dict(sub, prep, f"preprocessing.datasets.{name}"))
         for name, sub in prep_d.get("datasets", {}).items()
     )
-    params = []
+    params: list[tuple[str, str, tuple[Any, ...]]] = []
     for key, value in d.get("params", {}).items():
         if isinstance(value, dict):
             for pname, vals in value.items():
@@ -125,7 +130,7 @@ def config_from_dict(d):
     )
 
 
-def load_config(path):
+def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a TOML experiment file (see :func:`config_from_dict`).
 
     Parameters
