@@ -28,6 +28,7 @@ from ._exact_kernel import (
     _map_chunks,
     _row_sqnorms,
 )
+from ._exact_loo import symmetric_loo
 from ._radius import _RadiusCounts
 
 # Below this many multiply-adds (n_queries x n_fit x d) kneighbors runs in one
@@ -79,6 +80,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
     """
 
     exact = True
+    # The leave-one-out graph of dense data on the symmetric Gram matrix (half the
+    # GEMM flops); False: the plain chunked path (the tests compare the two).
+    _symmetric_loo = True
 
     def __init__(self, metric="euclidean", working_memory=256, n_jobs=None, random_state=None):
         self.metric = metric
@@ -148,6 +152,11 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         # One key buffer per worker within working_memory (scikit-learn's setting when None).
         chunk = get_chunk_n_rows(row_bytes=row_bytes * workers, max_n_rows=max(1, min(rows, -(-n_q // workers))),
                                  working_memory=self.working_memory)
+        if loo and self._fit_aug is not None and self._symmetric_loo and n_q > chunk:
+            # Several chunks of a dense training set: the symmetric Gram matrix,
+            # each off-diagonal block computed once (_exact_loo.py); the same answer.
+            dist, ind = symmetric_loo(self, n_neighbors, chunk, workers)
+            return self._finish_distances(dist, ind, return_distance)
         starts = range(0, n_q, chunk)
         local = threading.local()
 
@@ -160,6 +169,10 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
             dist[start:stop], ind[start:stop] = d, i
 
         _map_chunks(work, starts, workers)
+        return self._finish_distances(dist, ind, return_distance)
+
+    def _finish_distances(self, dist, ind, return_distance):
+        """Squared distances to the metric's (in place), and kneighbors' return value."""
         if self.metric == "euclidean":
             np.sqrt(dist, out=dist)
         elif self.metric == "cosine":

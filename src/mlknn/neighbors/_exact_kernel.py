@@ -110,6 +110,7 @@ class _ExactKernel:
                 csq[a:b] = np.einsum("ij,ij->i", block, block)
             aug[:, d] = 0.5 * csq
             self._fit_aug = aug
+            self._key_sqnorm = csq  # |x - mean|^2: the rounding scale of the symmetric LOO keys
             self._key_sqnorm_max = float(csq.max(initial=0.0))
         self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
 
@@ -182,7 +183,7 @@ def _unravel(flat, shape, fit_axis):
     return (b, a) if fit_axis == 0 else (a, b)
 
 
-def _candidates(V, scale, loo_offset, k, fit_axis):
+def _candidates(V, scale, loo_offset, k, fit_axis, cap=None, bound=True):
     """Steps 2-3 of the module docstring on one chunk of ranking keys.
 
     ``V`` holds the keys, training points along ``fit_axis`` (1: query-major
@@ -190,6 +191,12 @@ def _candidates(V, scale, loo_offset, k, fit_axis):
     sparse ``X @ q``); ``scale`` is the per-row rounding scale. Returns the (row,
     training index) pairs that may be among the k nearest (every true neighbour and
     every tie at the boundary), in no particular order.
+
+    ``cap`` (per row, float64, may be +inf) is an upper bound on the row's k-th
+    smallest key known from other columns (the symmetric leave-one-out path feeds a
+    row its columns piece by piece, ``_exact_loo.py``): the threshold is the smaller
+    of the two bounds. ``bound=False`` skips step 2's own bound (the partition) and
+    uses ``cap`` alone; so does a block with fewer than k groups.
     """
     n_fit, n_rows = V.shape[fit_axis], V.shape[1 - fit_axis]
     rows = np.arange(n_rows)
@@ -202,17 +209,22 @@ def _candidates(V, scale, loo_offset, k, fit_axis):
     m = _group_size(n_fit, k)
     n_groups = n_fit // m
     body = m * n_groups
+    bound = bound and n_groups + n_fit - body >= k
     if m > 1:
         if fit_axis == 0:
             G, tail = V[:body].reshape(m, n_groups, n_rows).min(axis=0), V[body:]
         else:
             G, tail = V[:, :body].reshape(n_rows, m, n_groups).min(axis=1), V[:, body:]
-        pool = np.concatenate((G, tail), axis=fit_axis) if body < n_fit else G
+        pool = np.concatenate((G, tail), axis=fit_axis) if body < n_fit and bound else G
     else:
         G = pool = V
-    kth = np.partition(pool.T if fit_axis == 0 else pool, k - 1, axis=1)[:, k - 1].astype(np.float64)
-    delta = _GEMM_RTOL.get(V.dtype, 1e-11) * scale
-    thr = (kth + 2.0 * delta + 1e-300).astype(V.dtype)
+    if bound:
+        kth = np.partition(pool.T if fit_axis == 0 else pool, k - 1, axis=1)[:, k - 1].astype(np.float64)
+        if cap is not None:
+            kth = np.minimum(kth, cap)
+    else:
+        kth = np.broadcast_to(np.inf, n_rows) if cap is None else cap
+    thr = _threshold(kth, scale, V.dtype, finite=cap is not None)
     thr_b = thr[None, :] if fit_axis == 0 else thr[:, None]
     # Step 3: members of the groups whose minimum passes, then the tail columns.
     # (Flat indices: 2-D nonzero and 2-D fancy indexing are several times slower.)
@@ -233,6 +245,16 @@ def _candidates(V, scale, loo_offset, k, fit_axis):
         r = np.concatenate((r, tr))
         c = np.concatenate((c, tc + body))
     return r, c
+
+
+def _threshold(kth, scale, dtype, finite=False):
+    """Step 2's threshold in the keys' dtype: the bound ``kth`` plus twice the GEMM
+    rounding bound. ``finite``: capped at the largest finite value, so that an
+    excluded (+inf) entry never passes where no finite bound is known yet (``kth`` =
+    +inf, the symmetric path's first pieces)."""
+    delta = _GEMM_RTOL.get(np.dtype(dtype), 1e-11) * scale
+    thr = (kth + 2.0 * delta + 1e-300).astype(dtype)
+    return np.minimum(thr, np.finfo(dtype).max) if finite else thr
 
 
 def _group_size(n_fit, k):

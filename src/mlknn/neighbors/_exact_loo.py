@@ -1,0 +1,190 @@
+"""The exact leave-one-out graph on the symmetric Gram matrix: half the GEMM flops.
+
+The leave-one-out graph of a training set multiplies X with itself, so the matrix of
+keys is symmetric if the keys are: this path ranks by ``w_ij = |x_i|^2 / 2 + |x_j|^2
+/ 2 - x_i . x_j`` (half the squared distance, in the centred space of
+``_exact_kernel``), written by one GEMM of ``[-x_i, 1, |x_i|^2 / 2]`` with
+``[x_j, |x_j|^2 / 2, 1]`` (K = d + 2). Row blocks ``I`` of ``b`` points are processed
+once each: one product gives the keys of block ``I`` against every later point
+(``b x (n - end of I)``) and one the diagonal block. That output serves twice:
+
+* as query-major keys of the rows of ``I`` (their columns after ``I``);
+* read transposed (training-major, ``fit_axis=0`` of ``_candidates``) as the keys of
+  every later row against the columns of ``I``.
+
+So every off-diagonal pair is computed once (about n^2 d flops instead of 2 n^2 d),
+and a row receives its columns in pieces: the blocks before its own, one at a time,
+then all later columns at once. Per row, a running state (n x k) holds the k
+smallest keys seen; its largest is an upper bound ``U`` on the row's final k-th key
+(the ``cap`` of ``_candidates``), so a piece only passes the entries within twice the
+rounding bound of ``min(U, the piece's own bound)``. The passing entries of every
+piece are kept (a pool of about n (k + k ln(n / b)) entries, no n x n array); at the
+end each row keeps those within the rounding band of its final ``U``, and the same
+exact float64 recomputation and (distance, index) ordering as the plain path
+(``_ExactKernel._finish``) give the result. Exactness: each piece's threshold is at
+least the row's final k-th key plus twice the rounding bound, so every true
+neighbour and every tie at the boundary is in the pool; the answer is bit for bit
+the plain path's (tested in ``tests/test_exact_loo.py``).
+
+Threads: row blocks run in parallel (``_map_chunks``); the running state is updated
+under a lock (a lost or stale ``U`` only loosens a threshold, a torn one could not be
+allowed).
+"""
+
+import threading
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..utils._typing import MatrixLike, NDArray
+from ._exact_kernel import _candidates, _map_chunks, _threshold
+
+Keys = NDArray[np.floating[Any]]
+Index = NDArray[np.intp]
+
+
+class _LooKernel(Protocol):
+    """What the symmetric path reads of a fitted dense :class:`~._exact_kernel._ExactKernel`."""
+
+    @property
+    def _fit_X(self) -> MatrixLike: ...
+    @property
+    def _fit_aug(self) -> Keys | None: ...
+    @property
+    def _key_sqnorm(self) -> NDArray[np.float64]: ...
+    @property
+    def _key_sqnorm_max(self) -> float: ...
+
+    def _finish(
+        self, Qc: MatrixLike, qn: NDArray[np.float64] | None, r: Index, c: Index, k: int, n_rows: int
+    ) -> tuple[NDArray[np.float64], Index]: ...
+
+
+class _RunningTopK:
+    """Per row, the k smallest keys seen so far and their maximum ``cap`` (float64).
+
+    ``cap`` starts at +inf and only decreases; it is rewritten after ``best`` under
+    the lock, so a reader without the lock sees, per row, an old or a new valid bound.
+    """
+
+    def __init__(self, n: int, k: int, dtype: np.dtype[Any]) -> None:
+        self.best: Keys = np.full((n, k), np.inf, dtype=dtype)
+        self.cap: NDArray[np.float64] = np.full(n, np.inf)
+        self.k = k
+        self.lock = threading.Lock()
+
+    def offer(self, rows: Index, keys: Keys) -> None:
+        """Merge candidate keys (rows in any order, each (row, column) offered once)."""
+        if rows.size == 0:
+            return
+        k = self.k
+        # One sort of (row, key) packed into uint64 (numpy's SIMD sort), several
+        # times faster than a two-key lexsort and its gathers.
+        packed = np.sort((rows.astype(np.uint64) << np.uint64(32)) | _sortable_bits(keys))
+        rows = (packed >> np.uint64(32)).astype(np.intp)
+        keys = _from_sortable_bits(packed)
+        first = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+        counts = np.diff(np.append(first, rows.size))
+        uniq = rows[first]
+        # Each row's (up to) k smallest new keys beside its k best: a (rows, 2k) block.
+        slot = np.arange(k)
+        take = first[:, None] + slot
+        valid = slot < counts[:, None]
+        with self.lock:
+            block = np.full((uniq.size, 2 * k), np.inf, dtype=self.best.dtype)
+            block[:, :k] = self.best[uniq]
+            block[:, k:][valid] = keys[take[valid]]
+            block = np.partition(block, k - 1, axis=1)[:, :k]
+            self.best[uniq] = block
+            self.cap[uniq] = block.max(axis=1)
+
+
+def _sortable_bits(keys: Keys) -> NDArray[np.uint64]:
+    """float32 keys as uint64 whose unsigned order is the keys' order (sign-magnitude flip)."""
+    bits = np.ascontiguousarray(keys, dtype=np.float32).view(np.uint32)
+    neg = bits >> np.uint32(31) == 1
+    out = np.where(neg, ~bits, bits | np.uint32(0x80000000))
+    return out.astype(np.uint64)
+
+
+def _from_sortable_bits(packed: NDArray[np.uint64]) -> NDArray[np.float32]:
+    """The float32 keys back from the low 32 bits of ``packed`` (inverse of ``_sortable_bits``)."""
+    bits = (packed & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    pos = bits >> np.uint32(31) == 1
+    return np.where(pos, bits & np.uint32(0x7FFFFFFF), ~bits).view(np.float32)
+
+
+def symmetric_loo(
+    kernel: _LooKernel, k: int, block: int, workers: int
+) -> tuple[NDArray[np.float64], Index]:
+    """Squared distances and indices of the k nearest other training points of every point.
+
+    ``kernel`` is fitted on dense data (``_fit_aug`` set); ``block`` rows per block
+    (the plain path's chunk: the key buffer is ``block x n``), ``workers`` threads.
+    Returns the plain path's answer bit for bit: ``(n, k)`` float64 squared
+    distances, ascending, ties by the lower index, and their ``intp`` indices.
+    """
+    aug = kernel._fit_aug
+    assert aug is not None and aug.dtype == np.float32, "the symmetric path needs the dense float32 keys"
+    assert aug.shape[0] < 1 << 32, "row and column indices are packed in 32 bits"
+    n, d = aug.shape[0], aug.shape[1] - 1
+    F = np.empty((n, d + 2), dtype=aug.dtype)  # [x, |x|^2/2, 1] (centred)
+    F[:, : d + 1] = aug
+    F[:, d + 1] = 1.0
+    scale = kernel._key_sqnorm + kernel._key_sqnorm_max
+    state = _RunningTopK(n, k, aug.dtype)
+    pool: list[tuple[Index, Index, Keys]] = []
+    local = threading.local()
+
+    def keep(rows: Index, cols: Index, V: Keys, flat: Index) -> None:
+        keys = np.take(V.reshape(-1), flat)
+        pool.append((rows, cols, keys))  # list.append is atomic
+        state.offer(rows, keys)
+
+    def step(a: int) -> None:
+        b = min(a + block, n)
+        m, n_off = b - a, n - b
+        A = np.empty((m, d + 2), dtype=F.dtype)  # [-x, 1, |x|^2/2]
+        np.negative(F[a:b, :d], out=A[:, :d])
+        A[:, d] = 1.0
+        A[:, d + 1] = F[a:b, d]
+        if n_off:
+            buf = getattr(local, "buf", None)
+            if buf is None:
+                buf = local.buf = np.empty(block * n, dtype=F.dtype)
+            V = np.matmul(A, F[b:].T, out=buf[: m * n_off].reshape(m, n_off))
+            # Rows of I against every later column (query-major).
+            r, c = _candidates(V, scale[a:b], None, k, 1, cap=state.cap[a:b])
+            keep(r + a, c + b, V, r * n_off + c)
+        Vd = A @ F[a:b].T
+        r, c = _candidates(Vd, scale[a:b], 0, k, 1, cap=state.cap[a:b])
+        keep(r + a, c + a, Vd, r * m + c)
+        if n_off:
+            # Every later row against the columns of I: the same keys, training-major.
+            cap = state.cap[b:]
+            r, c = _candidates(V, scale[b:], None, k, 0, cap=cap, bound=not np.isfinite(cap).all())
+            keep(r + b, c + a, V, c * n_off + r)
+
+    starts = range(0, n, block)
+    _map_chunks(step, starts, workers)
+    rows = np.concatenate([p[0] for p in pool])
+    cols = np.concatenate([p[1] for p in pool])
+    keys = np.concatenate([p[2] for p in pool])
+    pool.clear()
+    # The final thresholds: the same rule as every piece's, on the final bounds.
+    ok = keys <= _threshold(state.cap, scale, aug.dtype)[rows]
+    packed = np.sort((rows[ok].astype(np.uint64) << np.uint64(32)) | cols[ok].astype(np.uint64))
+    rows = (packed >> np.uint64(32)).astype(np.intp)
+    cols = (packed & np.uint64(0xFFFFFFFF)).astype(np.intp)
+    edges = np.searchsorted(rows, np.append(np.asarray(starts), n))
+    dist = np.empty((n, k), dtype=np.float64)
+    ind = np.empty((n, k), dtype=np.intp)
+    X = kernel._fit_X
+
+    def finish(t: int) -> None:
+        a, b = starts[t], min(starts[t] + block, n)
+        lo, hi = edges[t], edges[t + 1]
+        dist[a:b], ind[a:b] = kernel._finish(X[a:b], None, rows[lo:hi] - a, cols[lo:hi], k, b - a)
+
+    _map_chunks(finish, range(len(starts)), workers)
+    return dist, ind

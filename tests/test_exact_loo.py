@@ -1,0 +1,124 @@
+"""The symmetric leave-one-out path (``mlknn.neighbors._exact_loo``) against the plain one.
+
+``BruteNeighbors.kneighbors(None, k)`` on dense data with several chunks takes the
+symmetric path (each off-diagonal block of the Gram matrix computed once); setting
+the private ``_symmetric_loo = False`` on an index forces the plain chunked path.
+The two must agree bit for bit (indices and float64 distances) on random, tie-heavy
+integer and duplicated data, with n not a multiple of the block, float32 and
+float64, every metric, one and two threads; and agree with the double-loop oracle.
+A spy checks that the symmetric path really ran (small ``working_memory`` forces
+several blocks at small n).
+"""
+
+import numpy as np
+import pytest
+from reference_impls import loop_knn
+
+import mlknn.neighbors._brute as brute_mod
+from mlknn.neighbors import BruteNeighbors
+from mlknn.neighbors._exact_loo import _from_sortable_bits, _sortable_bits
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    calls = []
+    real = brute_mod.symmetric_loo
+
+    def wrapped(kernel, k, block, workers):
+        calls.append((k, block, workers))
+        return real(kernel, k, block, workers)
+
+    monkeypatch.setattr(brute_mod, "symmetric_loo", wrapped)
+    return calls
+
+
+def both_paths(X, k, metric="euclidean", working_memory=0.3, n_jobs=1):
+    index = BruteNeighbors(metric=metric, working_memory=working_memory, n_jobs=n_jobs).fit(X)
+    sym = index.kneighbors(None, k)
+    index._symmetric_loo = False
+    plain = index.kneighbors(None, k)
+    return sym, plain
+
+
+def assert_same(a, b):
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(a[0], b[0])
+    assert a[0].dtype == b[0].dtype == np.float64 and a[1].dtype == b[1].dtype == np.intp
+
+
+def tie_heavy(rng, n, d=4, duplicate_every=5):
+    X = rng.integers(0, 3, size=(n, d)).astype(np.float64)
+    X[::duplicate_every] = X[1::duplicate_every][: X[::duplicate_every].shape[0]]  # exact duplicates
+    return X
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine"])
+@pytest.mark.parametrize("n,k", [(333, 1), (701, 7), (1500, 16)])
+def test_symmetric_equals_plain_random(spy, dtype, metric, n, k):
+    X = np.random.default_rng(n).standard_normal((n, 11)).astype(dtype)
+    sym, plain = both_paths(X, k, metric)
+    assert spy and spy[0][1] < n and n % spy[0][1] != 0  # several blocks, a ragged last one
+    assert_same(sym, plain)
+
+
+@pytest.mark.parametrize("k", [1, 5, 30])
+def test_symmetric_equals_plain_and_loop_on_ties_and_duplicates(spy, k):
+    X = tie_heavy(np.random.default_rng(k), 450)
+    sym, plain = both_paths(X, k, working_memory=0.2)
+    assert spy
+    assert_same(sym, plain)
+    want = loop_knn(X, None, k, loo=True)
+    np.testing.assert_array_equal(sym[1], want[1])
+    np.testing.assert_array_equal(sym[0], want[0])  # integer squared distances: exact
+    assert not np.any(sym[1] == np.arange(X.shape[0])[:, None])  # self excluded, duplicates kept
+
+
+def test_symmetric_matches_loop_reference_far_from_origin(spy):
+    # Data far from the origin: the centred keys keep the rounding band narrow.
+    rng = np.random.default_rng(4)
+    X = 1e3 + rng.standard_normal((400, 6))
+    sym = BruteNeighbors(working_memory=0.2).fit(X).kneighbors(None, 6)
+    want = loop_knn(X, None, 6, loo=True)
+    assert spy
+    np.testing.assert_array_equal(sym[1], want[1])
+    np.testing.assert_allclose(sym[0], want[0], rtol=1e-12)
+
+
+def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
+    # Force the threaded path (row blocks in parallel, the running state under a lock).
+    monkeypatch.setattr(brute_mod, "_PARALLEL_MIN_WORK", 0)
+    rng = np.random.default_rng(9)
+    for X, k in ((rng.standard_normal((1200, 9)).astype(np.float32), 10), (tie_heavy(rng, 900), 12)):
+        sym, plain = both_paths(X, k, working_memory=0.5, n_jobs=2)
+        assert spy[-1][2] == 2
+        assert_same(sym, plain)
+
+
+def test_one_block_and_sparse_take_the_plain_path(spy):
+    import scipy.sparse as sp
+
+    X = np.random.default_rng(1).standard_normal((300, 5))
+    BruteNeighbors().fit(X).kneighbors(None, 4)  # one chunk: nothing to share
+    Xs = sp.random(300, 40, density=0.1, random_state=1, format="csr")
+    BruteNeighbors(working_memory=0.2).fit(Xs).kneighbors(None, 4)
+    assert spy == []
+
+
+def test_k_equal_to_n_minus_one_and_tiny_last_block(spy):
+    # Every other point is a neighbour; a last block of fewer than k rows.
+    X = np.random.default_rng(2).standard_normal((203, 3))
+    k = 202
+    sym, plain = both_paths(X, k, working_memory=0.0016)  # 0.0016 MB / (8 x 203) ~ blocks of ~100
+    assert spy
+    assert_same(sym, plain)
+
+
+def test_sortable_bits_order_and_round_trip():
+    keys = np.array([np.inf, -np.inf, -3.5, -0.0, 0.0, 1e-30, -1e-30, 2.0, 7.5, np.float32(3.4e38)],
+                    dtype=np.float32)
+    bits = _sortable_bits(keys)
+    assert np.all(np.diff(bits[np.argsort(keys, kind="stable")].astype(np.float64)) >= 0)
+    order = np.argsort(bits, kind="stable")
+    assert np.all(np.diff(keys[order]) >= 0)
+    np.testing.assert_array_equal(_from_sortable_bits(bits).view(np.uint32), keys.view(np.uint32))
