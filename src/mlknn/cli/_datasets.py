@@ -11,7 +11,7 @@ _COLUMNS = ["name", "n", "d", "q", "lcard", "ldens", "ldiv", "pldiv", "sparse"]
 
 
 @app.command("list")
-def list_command():
+def list_command() -> None:
     """List the datasets of MANIFEST.tsv with their published statistics."""
     from ..datasets import list_datasets
 
@@ -21,7 +21,7 @@ def list_command():
 
 
 @app.command("info")
-def info_command(name: str = typer.Argument(..., help="Dataset name (MANIFEST) or path to an .arff file.")):
+def info_command(name: str = typer.Argument(..., help="Dataset name (MANIFEST) or path to an .arff file.")) -> None:
     """Load a dataset and print the statistics computed from its data."""
     from ..datasets import dataset_stats, load
 
@@ -36,10 +36,11 @@ def fetch_command(
     name: str = typer.Argument(..., help="Dataset to download (emotions, yeast, medical, ..., yeast-meka)."),
     data_home: str = typer.Option(None, "--data-home", help="Folder to download into (default: $MLKNN_DATA, else the user cache)."),
     base_url: str = typer.Option(None, "--base-url", help="Mirror of raw.githubusercontent.com (owner/repo/commit/path layout)."),
-):
+) -> None:
     """Download a benchmark dataset, checked against its pinned SHA-256."""
     from ..datasets import _fetch
+    from ..datasets._pinned import resolve
 
-    name = _fetch.resolve(name).name
+    name = resolve(name).name
     home = _fetch.fetch(name, data_home=data_home, base_url=base_url)
     Console().print(f"{name}: ready in {home / name} (load it with data_home={str(home)!r} or MLKNN_DATA={home})", markup=False, highlight=False, soft_wrap=True)

@@ -1,6 +1,8 @@
 """``mlknn export``, ``mlknn report`` and ``mlknn reproduce``."""
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -10,7 +12,7 @@ from rich.table import Table
 def export_command(
     db: Path = typer.Argument(..., help="Results database (SQLite) written by `mlknn run ... --db`."),
     csv: str = typer.Option("-", "--csv", help="CSV file to write (one row per cell x metric); - (the default) writes to standard output."),
-):
+) -> None:
     """Export every result row of a database to CSV (a file, or standard output)."""
     import sys
     import tempfile
@@ -40,7 +42,7 @@ def report_command(
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the tests."),
     dataset_figures: bool = typer.Option(True, "--dataset-figures/--no-dataset-figures", help="k-occurrence and label co-occurrence figures (load the datasets)."),
     min_datasets: int = typer.Option(10, "--min-datasets", help="Fewest datasets for the rank tests across datasets (Friedman, Nemenyi, Wilcoxon); Demsar (2006) advises more than 10."),
-):
+) -> None:
     """Write the Markdown and self-contained HTML report of a results database."""
     from ..report import build_report
 
@@ -53,13 +55,13 @@ def report_command(
     Console().print(f"{paths['html']} ({len(paths['figures'])} figures), {paths['markdown']}")
 
 
-def _fmt(v, digits=3):
+def _fmt(v: float | None, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "-"
     return f"{v:.{digits}f}"
 
 
-def comparison_table(rows, title):
+def comparison_table(rows: Sequence[Mapping[str, Any]], title: str) -> Table:
     t = Table(title=title)
     for c in ("table", "dataset", "metric", "paper", "ours", "paper mean ± sd", "our mean ± sd", "diff", "z", "within 2 sd"):
         t.add_column(c, justify="left" if c in ("table", "dataset", "metric", "paper", "ours") else "right")
@@ -87,7 +89,7 @@ def reproduce_command(
     db: Path = typer.Option(None, "--db", help="Results database (default <out>/results.db)."),
     out: Path = typer.Option(None, "--out", help="Output folder (default results/reproduce-<preset>)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Fold tasks in parallel."),
-):
+) -> dict[str, Any]:
     """Run a paper's protocol on the datasets present and compare with its tables, cell by cell."""
     import sys
 
@@ -104,16 +106,16 @@ def reproduce_command(
     ds = [d.strip() for d in datasets.split(",") if d.strip()] if datasets else None
     tb = [t.strip() for t in tables.split(",") if t.strip()] if tables else None
 
-    def show(dataset, rows):
+    def show(dataset: str, rows: Sequence[Mapping[str, Any]]) -> None:
         console.print(comparison_table(rows, f"{preset}: {dataset}"))
 
-    fs = "preset"
+    fs: float | str | None = "preset"
     if feature_selection is not None:
         from ..experiments import parse_value
 
         fs = parse_value(feature_selection)
     with RichProgress(console, preset) as progress:
-        res = reproduce(preset, datasets=ds, quick=quick, tables=tb, all_algorithms=all_algorithms, scaling=scaling,
+        res: dict[str, Any] = reproduce(preset, datasets=ds, quick=quick, tables=tb, all_algorithms=all_algorithms, scaling=scaling,
                         db=db, out_dir=out, n_jobs=jobs, progress=progress, on_dataset=show,
                         feature_selection=fs)  # fmt: skip
     rows = res["rows"]
@@ -128,7 +130,7 @@ def reproduce_command(
     return res
 
 
-def register(app):
+def register(app: typer.Typer) -> None:
     """Add the commands to the ``mlknn`` typer app."""
     app.command("export")(export_command)
     app.command("report")(report_command)

@@ -1,11 +1,12 @@
 """Pure formatting helpers: data in, rich renderables out (no printing here)."""
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 
 from rich.table import Table
 
 
-def format_number(value, digits=4):
+def format_number(value: object, digits: int = 4) -> str:
     """A float with ``digits`` decimals; NaN as a dash."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -14,7 +15,11 @@ def format_number(value, digits=4):
     return f"{value:.{digits}f}"
 
 
-def format_metrics_table(metrics, title="metrics", greater_is_better=None):
+def format_metrics_table(
+    metrics: Mapping[str, object],
+    title: str = "metrics",
+    greater_is_better: Mapping[str, bool] | None = None,
+) -> Table:
     """A two-column table metric -> value (with an arrow telling the direction)."""
     table = Table(title=title)
     table.add_column("metric")
@@ -27,7 +32,7 @@ def format_metrics_table(metrics, title="metrics", greater_is_better=None):
     return table
 
 
-def _cell(value, digits):
+def _cell(value: object, digits: int) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -35,7 +40,13 @@ def _cell(value, digits):
     return str(value)
 
 
-def format_records_table(records, columns, title=None, digits=4, compact=False):
+def format_records_table(
+    records: Iterable[Mapping[str, object]],
+    columns: Sequence[str],
+    title: str | None = None,
+    digits: int = 4,
+    compact: bool = False,
+) -> Table:
     """A table from a list of dicts, one row each, in the order of ``columns``.
 
     ``compact``: no box and one space of padding (names are never cut), so that
@@ -43,8 +54,10 @@ def format_records_table(records, columns, title=None, digits=4, compact=False):
     """
     from rich import box
 
-    style = {"box": box.SIMPLE_HEAD, "pad_edge": False, "padding": (0, 1)} if compact else {}
-    table = Table(title=title, **style)
+    if compact:
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    else:
+        table = Table(title=title)
     for col in columns:
         left = col in ("name", "format", "dataset")
         table.add_column(col, justify="left" if left else "right", no_wrap=left, overflow="fold")

@@ -10,8 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+# At module level (not under TYPE_CHECKING): typer resolves the annotations of a
+# command, its return annotation included.
+from ..hubness import HubnessStats
 
-def format_hubness_table(name, stats, include_self=False):
+
+def format_hubness_table(name: str, stats: HubnessStats, include_self: bool = False) -> Table:
     """A rich table of one dataset's hubness measures (pure: no printing)."""
     table = Table(title=f"hubness of {name} (k = {stats.n_neighbors}{', self included' if include_self else ''})")
     table.add_column("measure")
@@ -33,12 +37,12 @@ def hubness_command(
         help="Count each point as its own first neighbour (k - 1 others), the convention that "
         "reproduces seed 001's Table 1; default: the leave-one-out definition of the text.",
     ),
-):
+) -> HubnessStats:
     """Print the hubness of a dataset: S_k, H_occ and A_occ (seed 001, Table 1)."""
     from ..datasets import load
     from ..hubness import hubness_stats
 
     data = load(name_or_path)
-    stats = hubness_stats(data.X, n_neighbors=k, include_self=include_self)
+    stats: HubnessStats = hubness_stats(data.X, n_neighbors=k, include_self=include_self)
     Console().print(format_hubness_table(getattr(data, "name", name_or_path), stats, include_self))
     return stats

@@ -10,6 +10,8 @@ the library's file and line.
 import os
 import sys
 import warnings
+from collections.abc import Sequence
+from typing import TextIO
 
 try:
     import typer
@@ -37,7 +39,7 @@ from . import _experiments  # noqa: E402  (export, report, reproduce)
 _experiments.register(app)
 
 
-def _register_optional_commands():
+def _register_optional_commands() -> None:
     # Commands whose modules are written independently; a missing one is skipped.
     try:
         from ._hubness import hubness_command
@@ -50,7 +52,7 @@ def _register_optional_commands():
 _register_optional_commands()
 
 
-def _version(value: bool):
+def _version(value: bool) -> None:
     if value:
         from .. import __version__
 
@@ -62,31 +64,38 @@ def _version(value: bool):
 def _root(
     ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
-):
+) -> None:
     """Multi-label kNN classification. Without a command, runs `mlknn run`."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(_run.run_command, data=None, algorithm="mlknn", k=10, seed=0)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     """One line per warning, without the library's file:line (``warnings.showwarning``)."""
     text = " ".join(str(message).split())
     Console(stderr=True).print(f"Warning: {category.__name__}: {text}", markup=False, highlight=False, soft_wrap=True)
 
 
-def error_line(exc):
+def error_line(exc: BaseException) -> str:
     """The one line printed for an error that reaches the edge of the program."""
     return f"Error: {type(exc).__name__}: {exc}"
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     """Run the CLI; turn library errors into one clear line and exit code 1."""
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         _main(argv)
 
 
-def _main(argv):
+def _main(argv: Sequence[str] | None) -> None:
     try:
         rv = app(args=argv, standalone_mode=False)
         # With standalone_mode=False typer *returns* the code of a typer.Exit, and

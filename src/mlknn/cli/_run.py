@@ -10,16 +10,27 @@
 """
 
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import typer
 from rich.console import Console
+from rich.progress import TaskID
 
+from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._format import format_metrics_table
 
+if TYPE_CHECKING:
+    from ..experiments import ExperimentConfig
 
-def _load_fixed_split(train_path, test_path):
+#: A run's data: X_train, X_test, Y_train, Y_test and a one-line description.
+_Split: TypeAlias = tuple[MatrixLike, MatrixLike, LabelMatrix, LabelMatrix, str]
+
+
+def _load_fixed_split(train_path: str, test_path: str) -> _Split:
     """Two files given by path: the train and test parts of one dataset (same attributes)."""
     from ..datasets import load
 
@@ -33,7 +44,7 @@ def _load_fixed_split(train_path, test_path):
     return train.X, test.X, train.Y, test.Y, f"{train.name} + {test.name} (train/test files)"
 
 
-def load_split(data_name, random_state=0, test=None):
+def load_split(data_name: str | None, random_state: int = 0, test: str | None = None) -> _Split:
     """Train/test data for a CLI run.
 
     No name: the simulated 2-D dataset of seed 000 (no files needed), split 50/50.
@@ -68,7 +79,7 @@ def load_split(data_name, random_state=0, test=None):
     return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state}; --test FILE for a fixed one)")
 
 
-def _clean(value):
+def _clean(value: Any) -> Any:
     """A parameter value, or its default when the function was called directly
     (``ctx.invoke``) and typer left its OptionInfo / ArgumentInfo in place."""
     info_types = tuple(
@@ -79,19 +90,19 @@ def _clean(value):
     return value
 
 
-def _split_list(text, what):
+def _split_list(text: str | Sequence[str] | None, what: str) -> list[str]:
     if text is None:
         return []
     if isinstance(text, (list, tuple)):
-        items = []
+        items: list[str] = []
         for t in text:
             items += _split_list(t, what)
         return items
     return [t.strip() for t in str(text).split(",") if t.strip()]
 
 
-def _parse_ks(text):
-    out = []
+def _parse_ks(text: str | Sequence[str] | None) -> list[int]:
+    out: list[int] = []
     for t in _split_list(text, "k"):
         try:
             v = int(t)
@@ -103,7 +114,7 @@ def _parse_ks(text):
     return out
 
 
-def _estimator_class(algorithm):
+def _estimator_class(algorithm: str) -> type[Estimator]:
     """The registry's class for ``algorithm``; an unknown name gets a did-you-mean."""
     import difflib
 
@@ -119,13 +130,20 @@ def _estimator_class(algorithm):
     return get_estimator_class(algorithm)
 
 
-def _single_params(cls, algorithm, k, seed, neighbors, param):
+def _single_params(
+    cls: type[Estimator],
+    algorithm: str,
+    k: int,
+    seed: int,
+    neighbors: str | None,
+    param: Sequence[str] | None,
+) -> dict[str, Any]:
     """Constructor parameters of a single run: k, seed, backend and ``--param name=value``."""
     from .._registry import KNN_ESTIMATORS
-    from ..experiments._config import parse_value
+    from ..experiments import parse_value
 
     defaults = cls().get_params()
-    params = {}
+    params: dict[str, Any] = {}
     if algorithm.lower() in KNN_ESTIMATORS or "n_neighbors" in defaults:
         params["n_neighbors"] = k
     if "random_state" in defaults:
@@ -146,9 +164,15 @@ def _single_params(cls, algorithm, k, seed, neighbors, param):
     return params
 
 
-def _preprocess(X_train, X_test, Y_train, scaling, feature_selection):
+def _preprocess(
+    X_train: MatrixLike,
+    X_test: MatrixLike,
+    Y_train: LabelMatrix,
+    scaling: str | None,
+    feature_selection: str | float | None,
+) -> tuple[MatrixLike, MatrixLike, str]:
     """Scaling / chi-square selection fitted on the training part (as the grid does per fold)."""
-    from ..experiments._config import parse_value
+    from ..experiments import parse_value
     from ..preprocessing import FoldPreprocessor
 
     fs = parse_value(feature_selection) if isinstance(feature_selection, str) else feature_selection
@@ -161,8 +185,9 @@ def _preprocess(X_train, X_test, Y_train, scaling, feature_selection):
     return pre.transform(X_train), pre.transform(X_test), what + " (fitted on the training part)"
 
 
-def single_run(data, algorithm, k, seed, console=None, *, test=None, scaling=None, feature_selection=None,
-               neighbors=None, param=()):  # fmt: skip
+def single_run(data: str | None, algorithm: str, k: int, seed: int, console: Console | None = None, *,
+               test: str | None = None, scaling: str | None = None, feature_selection: str | float | None = None,
+               neighbors: str | None = None, param: Sequence[str] | None = ()) -> dict[str, float]:  # fmt: skip
     """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
     from ..metrics import GREATER_IS_BETTER, evaluate
 
@@ -194,7 +219,7 @@ def single_run(data, algorithm, k, seed, console=None, *, test=None, scaling=Non
 class RichProgress:
     """Progress over the whole grid (cells done / total, ETA) with rich."""
 
-    def __init__(self, console, description="cells"):
+    def __init__(self, console: Console, description: str = "cells") -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -217,36 +242,45 @@ class RichProgress:
             transient=False,
         )
         self.description = description
-        self.task = None
+        self.task: TaskID | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> "RichProgress":
         self.progress.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.progress.stop()
 
-    def start(self, total, done):
+    def start(self, total: int, done: int) -> None:
         if self.task is None:
             self.task = self.progress.add_task(self.description, total=total, completed=done)
         else:
             self.progress.update(self.task, total=total, completed=done)
 
-    def advance(self, n):
+    def advance(self, n: int) -> None:
+        # start() comes first (run_experiment's order); before it there is no task.
+        assert self.task is not None
         self.progress.advance(self.task, n)
 
-    def message(self, text):
+    def message(self, text: str) -> None:
         # print, not log: log lines carry the caller's file:line (_run.py:166).
         self.progress.console.print(text, markup=False, highlight=False)
 
 
-def build_config(datasets, *, config=None, algorithms=None, protocol=None, folds=None, repeats=None, test_size=None,
-                 stratify=None, seed=None, k=None, params=(), scaling=None, feature_selection=None,
-                 min_label_count=None, label_scope=None, neighbors=None):  # fmt: skip
+def build_config(datasets: Sequence[str], *, config: str | Path | None = None, algorithms: str | None = None,
+                 protocol: str | None = None, folds: int | None = None, repeats: int | None = None,
+                 test_size: float | None = None, stratify: bool | None = None, seed: int | None = None,
+                 k: str | Sequence[str] | None = None, params: Sequence[str] | None = (), scaling: str | None = None,
+                 feature_selection: str | None = None, min_label_count: int | None = None,
+                 label_scope: str | None = None, neighbors: str | None = None) -> "ExperimentConfig":  # fmt: skip
     """An :class:`~mlknn.experiments.ExperimentConfig` from a TOML file and/or options
     (options override the file, through :meth:`ExperimentConfig.with_overrides`)."""
-    from ..experiments import ExperimentConfig
-    from ..experiments._config import config_from_dict, load_config
+    from ..experiments import ExperimentConfig, config_from_dict, load_config
 
     base = config_from_dict(load_config(config)) if config else None
     ds = tuple(datasets) or (base.datasets if base else ())
@@ -262,7 +296,8 @@ def build_config(datasets, *, config=None, algorithms=None, protocol=None, folds
         "label_scope": label_scope, "neighbors": neighbors, "add_params": tuple(params or ()) or None,
     }  # fmt: skip
     # An option left out (None) keeps the file's value.
-    return base.with_overrides(**{name: v for name, v in options.items() if v is not None})
+    cfg: ExperimentConfig = base.with_overrides(**{name: v for name, v in options.items() if v is not None})
+    return cfg
 
 
 #: Options of the grid only (a single run has no protocol, database or workers).
@@ -294,7 +329,7 @@ def run_command(
     neighbors: str = typer.Option(None, "--neighbors", help="Neighbour backend (of the grid's shared search; default brute)."),
     scheduler: str = typer.Option(None, "--scheduler", help="Grid: run the fold tasks on the Dask cluster of this scheduler (tcp://HOST:8786); this process still writes the database. Needs mlknn[dask]."),
     dask_workers: int = typer.Option(None, "--dask-workers", help="Grid: run the fold tasks on a local Dask cluster of N worker processes. Needs mlknn[dask]."),
-):
+) -> dict[str, Any]:
     """Run one algorithm quickly, or an experiment grid into a results database."""
     loc = {k_: _clean(v) for k_, v in locals().items()}
     console = Console()
@@ -321,7 +356,7 @@ def run_command(
     return grid_run(cfg, loc["db"], loc["jobs"], console, scheduler=loc["scheduler"], dask_workers=loc["dask_workers"])
 
 
-def _single_from_options(loc, console):
+def _single_from_options(loc: Mapping[str, Any], console: Console) -> dict[str, float]:
     """A single run from the options of ``mlknn run`` (refusing the grid-only ones)."""
     grid_only = [n for n in _GRID_ONLY if loc[n] not in (None, [], ())]
     if grid_only:
@@ -339,7 +374,14 @@ def _single_from_options(loc, console):
     )  # fmt: skip
 
 
-def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
+def grid_run(
+    cfg: "ExperimentConfig",
+    db: str | Path,
+    jobs: int | None,
+    console: Console,
+    scheduler: str | None = None,
+    dask_workers: int | None = None,
+) -> dict[str, Any]:
     from ..experiments import run_experiment
 
     jobs = 1 if jobs is None else jobs
@@ -352,6 +394,7 @@ def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
     )
     _warn_unscaled_datasets(cfg, console)
     start = time.perf_counter()
+    info: dict[str, Any]
     if scheduler is not None or dask_workers is not None:
         # Fold tasks on a Dask cluster (mlknn.distributed); results streamed into db here.
         from ..distributed import dask_executor
@@ -372,7 +415,7 @@ def grid_run(cfg, db, jobs, console, scheduler=None, dask_workers=None):
     return info
 
 
-def _warn_unscaled_datasets(cfg, console):
+def _warn_unscaled_datasets(cfg: "ExperimentConfig", console: Console) -> None:
     """Before a grid: a line for each unscaled dataset whose feature ranges differ by orders
     of magnitude (the harness searches on the graph, where the estimators cannot check)."""
     import warnings
@@ -399,13 +442,13 @@ def _warn_unscaled_datasets(cfg, console):
             )  # fmt: skip
 
 
-def _print_cell_warnings(db, console):
+def _print_cell_warnings(db: str | Path, console: Console) -> None:
     """One line per warning category recorded with the cells (what fit/predict raised)."""
     from ..experiments import ResultsDB
 
     with ResultsDB(db) as rdb:
         rows = rdb.warnings() if hasattr(rdb, "warnings") else []
-    by_cat = {}
+    by_cat: dict[str, dict[str, Any]] = {}
     for w in rows:
         cat = by_cat.setdefault(w["category"], {"cells": set(), "datasets": set(), "message": w["message"]})
         cat["cells"].add((w["dataset"], w["algorithm"], w["params"], w["repeat"], w["fold"]))
