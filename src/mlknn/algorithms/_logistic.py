@@ -19,20 +19,35 @@ The method is a truncated Newton (Newton-CG) iteration run column by column:
   gradients, each CG step one product ``Z^T (D_l * (Z v))`` for all labels at
   once; the preconditioner is ``c_l G + I / (C n)`` with ``G = [Z 1]^T [Z 1] / n``
   (one eigendecomposition shared by all labels) and ``c_l`` the mean curvature
-  weight of label l, exact when the weights ``D_l`` are constant;
+  weight of label l, exact when the weights ``D_l`` are constant. For dense
+  inputs the CG runs in the eigenbasis of G (``G = V diag(lam) V^T``), on the
+  rotated inputs ``[Z 1] V`` formed once: there the preconditioner is
+  diagonal, so a CG step costs the two products with the rotated inputs and no
+  (p, p) x (p, L) products (same iterates as in the original basis, up to
+  rounding; a fifth of the CG time at q = 983);
 * a backtracking (Armijo) line search per label, on ``s + t Z d`` (no extra
   product with Z per trial);
 * a label stops when ``max |grad f_l| <= tol`` (the gradient of the mean
   objective, intercept included); labels that have stopped leave the batch.
+
+Work that only the stopping labels need is done for them only: the
+separation test runs on the labels that stop, the targets and scores of the
+labels still running are kept compact, and the full Newton step is tried for
+all labels at once, backtracking only the labels that fail it.
 
 Labels are processed in batches whose (n, batch) float64 work arrays fit in
 ``_BATCH_BYTES``. No Python loop over instances; the loop over labels is only
 the batching.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
+
+from ..utils._typing import ArrayLike, BoolArray, FloatArray, MatrixLike, NDArray
 
 #: Bytes the (n, batch) work arrays of one batch of labels may take (about 8 live).
 _BATCH_BYTES = 512 * 2**20
@@ -49,8 +64,16 @@ _ARMIJO = 1e-4
 #: n * p * (number of labels) from which the CG products run in float32.
 _FLOAT32_FROM = 10**8
 
+#: ``H v`` for the live columns ``cols`` of the current weights (the CG's product).
+HessVec = Callable[[FloatArray, NDArray[np.intp]], FloatArray]
 
-def fit_logistic_batched(Z, Y, labels, *, C, tol, max_iter):
+#: What :func:`fit_logistic_batched` returns: coef, intercept, n_iter, not_converged, separated.
+BatchedFit = tuple[FloatArray, FloatArray, NDArray[np.int64], list[int], BoolArray]
+
+
+def fit_logistic_batched(
+    Z: MatrixLike, Y: MatrixLike, labels: ArrayLike, *, C: float, tol: float, max_iter: int
+) -> BatchedFit:
     """Fit ``LogisticRegression(C=C)`` on ``(Z, Y[:, l])`` for every l in ``labels``, to ``tol``.
 
     Parameters
@@ -95,20 +118,20 @@ def fit_logistic_batched(Z, Y, labels, *, C, tol, max_iter):
     else:
         Z = np.ascontiguousarray(Z, dtype=np.float64)
     pen = 0.0 if np.isinf(C) else 1.0 / (float(C) * n)  # Hessian of the penalty, per weight
-    precond = _Preconditioner(Z, pen)
     # The CG products only shape the Newton direction (an inexact Newton method
     # tolerates relative errors far above float32's); gradients, line searches
     # and the scores stay float64, so the result is converged to ``tol`` in float64.
     # Small problems keep float64 products: there speed does not matter, and an
     # ill-posed (separated) fit would turn float32 rounding, which depends on the
     # row order, into visible differences of its stopping point.
-    Z32 = Z.astype(np.float32) if n * p * L >= _FLOAT32_FROM else Z
+    dtype = np.float32 if n * p * L >= _FLOAT32_FROM else np.float64
+    precond = _Preconditioner(Z, pen, dtype)
     batch = max(1, _BATCH_BYTES // (8 * 8 * max(n, p + 1)))
-    not_converged = []
+    not_converged: list[int] = []
     for start in range(0, L, batch):
         cols = labels[start : start + batch]
         T = np.asarray(Y[:, cols], dtype=np.float64)
-        W, b, it, ok, sep = _newton_cg(Z, Z32, T, pen, tol, max_iter, precond)
+        W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond)
         coef[start : start + batch] = W.T
         intercept[start : start + batch] = b
         n_iter[start : start + batch] = it
@@ -122,18 +145,25 @@ class _Preconditioner:
 
     ``G = [Z 1]^T [Z 1] / n`` is the Hessian of the loss when every curvature
     weight is 1; with weights ``D_l`` of mean ``c_l`` the Hessian is about
-    ``c_l G``, exactly when ``D_l`` is constant. Applying it costs two (p, p) x
-    (p, L) products, no pass over the n rows. (The exact diagonal of each
+    ``c_l G``, exactly when ``D_l`` is constant. (The exact diagonal of each
     label's Hessian in that eigenbasis saved 4 % of the CG steps on delicious
-    for one extra pass over the rows per Newton step: a net loss.) Above
-    ``_EIGEN_MAX`` inputs the diagonal of the Hessian (Jacobi) is used instead.
+    for one extra pass over the rows per Newton step: a net loss.) For dense Z
+    the CG runs in the eigenbasis (``rotated``), on ``Zt = [Z 1] V`` in the
+    products' dtype, where the preconditioner is the diagonal
+    ``1 / (c_l lam + floor)``; for sparse Z (whose rotation would be dense) it
+    is applied in the original basis, two (p, p) x (p, L) products per CG
+    step. Above ``_EIGEN_MAX`` inputs the diagonal of the Hessian (Jacobi) is
+    used instead.
     """
 
-    def __init__(self, Z, pen):
+    def __init__(self, Z: MatrixLike, pen: float, dtype: Any) -> None:
         n, p = Z.shape
         self.pen = pen
         self.floor = max(pen, 1e-12)  # keeps the intercept direction (unpenalised) invertible
         self.eigen = p + 1 <= _EIGEN_MAX
+        self.rotated = self.eigen and not sp.issparse(Z)
+        self.c = np.zeros(0)
+        self.diag = np.zeros((0, 0))
         if self.eigen:
             ZtZ = Z.T @ Z
             ZtZ = ZtZ.toarray() if sp.issparse(ZtZ) else ZtZ
@@ -142,12 +172,18 @@ class _Preconditioner:
             G[:p, :p] = ZtZ
             G[:p, p] = G[p, :p] = s
             G[p, p] = n
-            self.lam, self.V = np.linalg.eigh(G / n)
-            self.lam = np.maximum(self.lam, 0.0)
+            lam, self.V = np.linalg.eigh(G / n)
+            self.lam = np.maximum(lam, 0.0)
+        if self.rotated:
+            # [Z 1] V, the inputs in the eigenbasis (float64 rotation, then the products' dtype).
+            self.Zp = (Z @ self.V[:p] + self.V[p]).astype(dtype, copy=False)
+            self.u = self.V[p].copy()  # the intercept coordinate e_p in the eigenbasis
         else:
-            self.Z2 = Z.multiply(Z).tocsr() if sp.issparse(Z) else Z * Z
+            self.Zp = Z.astype(dtype) if dtype != np.float64 else Z
+            if not self.eigen:
+                self.Z2 = Z.multiply(Z).tocsr() if sp.issparse(Z) else Z * Z
 
-    def setup(self, Dn):
+    def setup(self, Dn: FloatArray) -> None:
         """Prepare for curvature weights ``Dn = D / n`` of shape (n, m)."""
         if self.eigen:
             self.c = Dn.sum(axis=0)  # mean curvature weight of each label
@@ -155,20 +191,53 @@ class _Preconditioner:
             diag = np.vstack([np.asarray(self.Z2.T @ Dn) + self.pen, Dn.sum(axis=0)[None, :]])
             self.diag = np.maximum(diag, self.floor)
 
-    def apply(self, R, cols):
-        """``M^{-1} R`` for the columns ``cols`` of the current weights; R is (p + 1, len(cols))."""
+    def apply(self, R: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
+        """``M^{-1} R`` for the columns ``cols`` of the current weights; R is (p + 1, len(cols)).
+
+        In the basis the CG runs in: the eigenbasis when ``rotated``.
+        """
         if self.eigen:
             denom = self.lam[:, None] * self.c[cols][None, :] + self.floor
-            return self.V @ ((self.V.T @ R) / denom)
-        return R / self.diag[:, cols]
+            if self.rotated:
+                return np.asarray(R / denom)
+            return np.asarray(self.V @ ((self.V.T @ R) / denom))
+        return np.asarray(R / self.diag[:, cols])
+
+    def newton_direction(self, Dn: FloatArray, g: FloatArray) -> FloatArray:
+        """Approximate solution d of ``H_l d = -g_l`` for every column (CG, see :func:`_cg`)."""
+        self.setup(Dn)
+        Zp, pen = self.Zp, self.pen
+        Dnp = Dn.astype(Zp.dtype)
+        p = g.shape[0] - 1
+        if self.rotated:
+            u = self.u
+
+            def hess_vec_rotated(d: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
+                # H' = Zt^T D Zt + pen (I - u u^T): the penalty spares the intercept e_p = V^T u.
+                U = (Zp @ d.astype(Zp.dtype)) * Dnp[:, cols]
+                return np.asarray(Zp.T @ U, dtype=np.float64) + pen * (d - np.outer(u, u @ d))
+
+            return np.asarray(self.V @ _cg(hess_vec_rotated, self.V.T @ -g, self.apply))
+
+        def hess_vec(d: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
+            dp = d.astype(Zp.dtype)
+            U = (np.asarray(Zp @ dp[:p]) + dp[p]) * Dnp[:, cols]
+            Hd = np.empty_like(d)
+            Hd[:p] = np.asarray(Zp.T @ U) + pen * d[:p]
+            Hd[p] = U.sum(axis=0, dtype=np.float64)
+            return Hd
+
+        return _cg(hess_vec, -g, self.apply)
 
 
-def _loss(S, T):
+def _loss(S: FloatArray, T: FloatArray) -> FloatArray:
     """Column sums of ``log(1 + exp(s)) - t s`` (the data term, not yet divided by n)."""
-    return (np.logaddexp(0.0, S) - T * S).sum(axis=0)
+    return np.asarray((np.logaddexp(0.0, S) - T * S).sum(axis=0))
 
 
-def _newton_cg(Z, Z32, T, pen, tol, max_iter, precond):
+def _newton_cg(
+    Z: MatrixLike, T: FloatArray, pen: float, tol: float, max_iter: int, precond: _Preconditioner
+) -> tuple[FloatArray, FloatArray, NDArray[np.int64], BoolArray, BoolArray]:
     """Newton-CG for the columns of T; returns W (p, m), b (m,), iterations, converged and separated masks."""
     n, p = Z.shape
     m = T.shape[1]
@@ -182,81 +251,109 @@ def _newton_cg(Z, Z32, T, pen, tol, max_iter, precond):
     act = np.arange(m)
     separated = np.zeros(m, dtype=bool)
     f = _loss(S, T) / n  # penalty 0 at W = 0
+    Ta = T  # the targets of the active labels, kept compact as S, g and f are
     for _ in range(max_iter + 1):
         P = expit(S)
-        R = P - T[:, act]
-        # Every row on its own side at this (final, for the labels stopping now) point.
-        separated[act] = ((2.0 * T[:, act] - 1.0) * S > 0).all(axis=0)
+        R = P - Ta
         g = np.empty((p + 1, act.size))
         g[:p] = np.asarray(Z.T @ R) / n + pen * W[:, act]
         g[p] = R.sum(axis=0) / n
         done = np.abs(g).max(axis=0) <= tol
-        if done.any():
-            converged[act[done]] = True
-            keep = ~done
-            act, S, P, g, f = act[keep], S[:, keep], P[:, keep], g[:, keep], f[keep]
-        if act.size == 0 or iters[act].min() >= max_iter:
+        # Every active label has made the same number of steps (labels only leave).
+        last = bool(iters[act[0]] >= max_iter)
+        stop = np.ones(act.size, dtype=bool) if last else done
+        if stop.any():  # every row on its own side at the final point of the labels stopping now
+            separated[act[stop]] = ((2.0 * Ta[:, stop] - 1.0) * S[:, stop] > 0).all(axis=0)
+        converged[act[done]] = True
+        if last:
             break
+        if done.any():
+            keep = ~done
+            act, S, P, g, f, Ta = act[keep], S[:, keep], P[:, keep], g[:, keep], f[keep], Ta[:, keep]
+            if act.size == 0:
+                break
         Dn = P * (1.0 - P) / n
-        d = _cg(Z32, Dn, pen, -g, precond)
+        del P, R
+        d = precond.newton_direction(Dn, g)
+        del Dn
         Zd = np.asarray(Z @ d[:p]) + d[p]
         slope = (g * d).sum(axis=0)
-        Wa = W[:, act]
-        t = np.ones(act.size)
-        todo = np.arange(act.size)
-        f_new = f.copy()
-        S_new = S.copy()
-        for _ls in range(40):
-            St = S[:, todo] + t[todo] * Zd[:, todo]
-            Wt = Wa[:, todo] + t[todo] * d[:p, todo]
-            ft = _loss(St, T[:, act[todo]]) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
-            # Armijo, with slack for rounding near the optimum where f barely moves.
-            ok = ft <= f[todo] + _ARMIJO * t[todo] * slope[todo] + 1e-13 * np.abs(f[todo])
-            idx = todo[ok]
-            S_new[:, idx] = St[:, ok]
-            f_new[idx] = ft[ok]
-            Wa[:, idx] = Wt[:, ok]
-            todo = todo[~ok]
-            if todo.size == 0:
-                break
-            t[todo] *= 0.5
-        # A label whose line search failed keeps its point (its gradient will not
-        # change, so it reaches max_iter and is reported).
-        W[:, act] = Wa
-        b[act] += np.where(np.isin(np.arange(act.size), todo), 0.0, t * d[p])
-        S, f = S_new, f_new
+        W[:, act], b[act], S, f = _line_search(S, Zd, W[:, act], b[act], d, f, slope, Ta, pen)
         iters[act] += 1
     return W, b, iters, converged, separated
 
 
-def _cg(Z, Dn, pen, rhs, precond):
+def _line_search(
+    S: FloatArray,
+    Zd: FloatArray,
+    Wa: FloatArray,
+    ba: FloatArray,
+    d: FloatArray,
+    f: FloatArray,
+    slope: FloatArray,
+    Ta: FloatArray,
+    pen: float,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Backtracking (Armijo) per label: the full step for all labels at once, then halvings.
+
+    Returns the new weights, intercepts, scores and objectives. A label whose
+    line search fails keeps its point (its gradient will not change, so it
+    reaches max_iter and is reported).
+    """
+    n, p = S.shape[0], Wa.shape[0]
+    # Armijo, with slack for rounding near the optimum where f barely moves.
+    S_new = S + Zd
+    Wt = Wa + d[:p]
+    f_new = _loss(S_new, Ta) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
+    ok = f_new <= f + _ARMIJO * slope + 1e-13 * np.abs(f)
+    Wa = np.where(ok, Wt, Wa)
+    t = np.ones(S.shape[1])
+    todo = np.flatnonzero(~ok)
+    for _ls in range(39):
+        if todo.size == 0:
+            break
+        t[todo] *= 0.5
+        tt = t[todo]
+        St = S[:, todo] + tt * Zd[:, todo]
+        Wt = Wa[:, todo] + tt * d[:p, todo]
+        ft = _loss(St, Ta[:, todo]) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
+        ok = ft <= f[todo] + _ARMIJO * tt * slope[todo] + 1e-13 * np.abs(f[todo])
+        idx = todo[ok]
+        S_new[:, idx] = St[:, ok]
+        f_new[idx] = ft[ok]
+        Wa[:, idx] = Wt[:, ok]
+        todo = todo[~ok]
+    step = t * d[p]
+    if todo.size:
+        S_new[:, todo] = S[:, todo]
+        f_new[todo] = f[todo]
+        step[todo] = 0.0
+    return Wa, ba + step, S_new, f_new
+
+
+def _cg(
+    hess_vec: HessVec, rhs: FloatArray, precond: Callable[[FloatArray, NDArray[np.intp]], FloatArray]
+) -> FloatArray:
     """Preconditioned CG for ``H_l x_l = rhs_l``, column by column, all columns per product.
 
-    ``Z`` is the inputs in the dtype of the products (float32 for large problems).
-
-    Each column stops when its residual is below ``eta * |rhs|`` with the
-    forcing term ``eta = min(0.5, sqrt(|rhs|))`` (superlinear convergence of the
-    outer Newton iteration), or after ``_MAX_CG`` steps.
+    ``hess_vec(d, cols)`` is ``H d`` for the live columns ``cols`` (one batched
+    product), ``precond(r, cols)`` the preconditioner's ``M^{-1} r``. Each
+    column stops when its residual is below ``eta * |rhs|`` with the forcing
+    term ``eta = min(0.5, sqrt(|rhs|))`` (superlinear convergence of the outer
+    Newton iteration), or after ``_MAX_CG`` steps.
     """
-    p = Z.shape[1]
-    precond.setup(Dn)
-    Dn32 = Dn.astype(Z.dtype)
     x = np.zeros_like(rhs)
     r = rhs.copy()
     norm0 = np.sqrt((rhs * rhs).sum(axis=0))
     target = np.minimum(0.5, np.sqrt(norm0)) * norm0
     cols = np.flatnonzero(norm0 > 0)
-    zr = precond.apply(r[:, cols], cols)
+    zr = precond(r[:, cols], cols)
     d = zr.copy()
     rz = (r[:, cols] * zr).sum(axis=0)
     for _ in range(_MAX_CG):
         if cols.size == 0:
             break
-        d32 = d.astype(Z.dtype)
-        U = (np.asarray(Z @ d32[:p]) + d32[p]) * Dn32[:, cols]
-        Hd = np.empty_like(d)
-        Hd[:p] = np.asarray(Z.T @ U) + pen * d[:p]
-        Hd[p] = U.sum(axis=0, dtype=np.float64)
+        Hd = hess_vec(d, cols)
         dHd = (d * Hd).sum(axis=0)
         alpha = rz / np.where(dHd > 0, dHd, 1.0)
         x[:, cols] += alpha * d
@@ -267,7 +364,7 @@ def _cg(Z, Dn, pen, rhs, precond):
             cols, d, rz, rc = cols[live], d[:, live], rz[live], rc[:, live]
         if cols.size == 0:
             break
-        zr = precond.apply(rc, cols)
+        zr = precond(rc, cols)
         rz_new = (rc * zr).sum(axis=0)
         d = zr + (rz_new / rz) * d
         rz = rz_new
