@@ -9,12 +9,15 @@ with label l lies in [j - delta, j + delta]" (section 4.2).
 """
 
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
@@ -203,17 +206,17 @@ class DMLkNN(KNNMultiLabelBase):
 
     def __init__(
         self,
-        n_neighbors=10,
+        n_neighbors: int = 10,
         *,
-        delta=DEFAULT_DELTA,
-        smoothing=1.0,
-        neighbors="brute",
-        metric="euclidean",
-        n_jobs=None,
-        hubness=None,
-        variant="paper",
-        random_state=None,
-    ):
+        delta: int = DEFAULT_DELTA,
+        smoothing: float = 1.0,
+        neighbors: Any = "brute",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        hubness: Any = None,
+        variant: str = "paper",
+        random_state: Any = None,
+    ) -> None:
         self.hubness = hubness
         self.variant = variant
         self.n_neighbors = n_neighbors
@@ -225,7 +228,7 @@ class DMLkNN(KNNMultiLabelBase):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         n = Y.shape[0]
         self.delta_ = self._delta()
         # Steps 1-3 (eqs 13-14).
@@ -252,7 +255,7 @@ class DMLkNN(KNNMultiLabelBase):
         # additions; otherwise fall back to float64.
         self._fit_evidence(groups, pos, size, np.float32 if max(n, q) < 2**24 else np.float64)
 
-    def _delta(self):
+    def _delta(self) -> int:
         if self.variant != "mulan":
             return int(self.delta)
         if self.delta != MULAN_DELTA:
@@ -265,7 +268,7 @@ class DMLkNN(KNNMultiLabelBase):
             )
         return MULAN_DELTA
 
-    def _fit_evidence(self, groups, pos, size, dt):
+    def _fit_evidence(self, groups: NDArray[Any], pos: FloatArray, size: FloatArray, dt: Any) -> None:
         """Sparse encodings of the groups' non-zero counts (see ``_evidence_block``).
 
         ``dt``: float32 or float64, the dtype of every product (``_group_size.dtype``).
@@ -282,7 +285,7 @@ class DMLkNN(KNNMultiLabelBase):
         self._col_index = np.full((self.n_neighbors + 1) * q, -1, dtype=np.intp)
         self._col_index[col_keys] = np.arange(C)
 
-        def csr(values, rows, cols, shape):
+        def csr(values: NDArray[Any], rows: NDArray[Any], cols: NDArray[Any], shape: tuple[int, int]) -> SparseMatrix:
             return sp.csr_matrix((np.asarray(values, dtype=dt), (rows, cols)), shape=shape)
 
         ones = np.ones(g_idx.shape[0])
@@ -296,7 +299,7 @@ class DMLkNN(KNNMultiLabelBase):
         self._label_of_col = csr(np.ones(C), self._col_label, np.arange(C), (q, C))  # sums columns per label
 
     # -------------------------------------------------------------- predict
-    def evidence_counts(self, query_counts):
+    def evidence_counts(self, query_counts: NDArray[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """``v`` and ``v'`` of Algorithm 1 (steps 5-12) for given counting vectors.
 
         Parameters
@@ -328,7 +331,7 @@ class DMLkNN(KNNMultiLabelBase):
             v[start:stop], v_prime[start:stop] = self._evidence_block(uq[start:stop])
         return v[inverse], v_prime[inverse]
 
-    def _evidence_block(self, cx):
+    def _evidence_block(self, cx: NDArray[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Steps 7-12 for a block of query vectors, from the groups' non-zero counts.
 
         Exact (small integers in float32 or float64), work proportional to the
@@ -372,7 +375,7 @@ class DMLkNN(KNNMultiLabelBase):
         all_ = np.where(cx == 0, zero_all.T, np.where(found, col_size[safe, cols_b], 0))
         return np.rint(v).astype(np.int64), np.rint(all_ - v).astype(np.int64)
 
-    def _joint(self, graph):
+    def _joint(self, graph: NeighborGraph) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         counts = neighbor_label_counts(graph, self._fit_Y)
         v, v_prime = self.evidence_counts(counts)
         s, Q, n = float(self.smoothing), self.n_labels_, self.n_train_
@@ -380,13 +383,13 @@ class DMLkNN(KNNMultiLabelBase):
         like0 = safe_ratio(s + v_prime, s * Q + (n - self.n_positive_))  # step 15
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
-    def _predict_proba_graph(self, graph, X):
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
         joint1, joint0 = self._joint(graph)
         if self.variant == "mulan":  # Pin / (Pin + Pout), Pin (= 0) when the sum is 0
-            return map_posterior(joint1, joint0, 0.0)
+            return map_posterior(joint1, joint0, np.zeros_like(self.prior_))
         return map_posterior(joint1, joint0, self.prior_)  # eq 10 / step 17
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
         joint1, joint0 = self._joint(graph)
         if self.variant == "mulan":  # MULAN: Pin >= Pout
             return (joint1 >= joint0).astype(np.uint8)

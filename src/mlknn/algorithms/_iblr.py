@@ -12,6 +12,8 @@ which fits Weka's ``Logistic`` (ridge 1e-8) per label.
 """
 
 import warnings
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,7 +22,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._typing import BoolArray, FloatArray, LabelMatrix, MatrixLike, NDArray
 from ._kernels import constant_labels, neighbor_label_counts
 from ._logistic import fit_logistic_batched
 
@@ -225,25 +229,26 @@ class IBLR(KNNMultiLabelBase):
     _supports_sparse_labels = False
     _row_scoring = False  # scores are BLAS products over the query rows
 
+    # The base class declares a plain class attribute; here it follows the parameter.
     @property
-    def _uses_features(self):  # IBLR-ML+ reads X (knn_capabilities()["uses_features"])
+    def _uses_features(self) -> bool:  # type: ignore[override]  # IBLR-ML+ reads X
         return bool(self.include_features)
 
     def __init__(
         self,
-        n_neighbors=10,
+        n_neighbors: int = 10,
         *,
-        include_features=False,
-        C=5e7,
-        max_iter=100,
-        tol=DEFAULT_TOL,
-        neighbors="brute",
-        metric="euclidean",
-        n_jobs=None,
-        hubness=None,
-        variant="paper",
-        random_state=None,
-    ):
+        include_features: bool = False,
+        C: float = 5e7,
+        max_iter: int = 100,
+        tol: float = DEFAULT_TOL,
+        neighbors: Any = "brute",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        hubness: Any = None,
+        variant: str = "paper",
+        random_state: Any = None,
+    ) -> None:
         self.hubness = hubness
         self.variant = variant
         self.n_neighbors = n_neighbors
@@ -257,7 +262,7 @@ class IBLR(KNNMultiLabelBase):
         self.random_state = random_state
 
     # ------------------------------------------------------------ inputs
-    def meta_features(self, graph):
+    def meta_features(self, graph: NeighborGraph) -> NDArray[np.float64]:
         """The neighbour label frequencies ``count_j / k`` for every point of a graph.
 
         Parameters
@@ -271,7 +276,7 @@ class IBLR(KNNMultiLabelBase):
         """
         return neighbor_label_counts(graph, self._fit_Y) / float(self.n_neighbors)
 
-    def _inputs(self, graph, X, where):
+    def _inputs(self, graph: NeighborGraph, X: MatrixLike, where: str) -> MatrixLike:
         meta = self.meta_features(graph)
         if not self.include_features:
             return meta
@@ -285,7 +290,7 @@ class IBLR(KNNMultiLabelBase):
         return np.hstack([np.asarray(X, dtype=np.float64), meta])
 
     # --------------------------------------------------------------- fit
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self._fit_Y = Y
         Z = self._inputs(graph, X, "fit_from_graph")
         n, p, q = Z.shape[0], Z.shape[1], Y.shape[1]
@@ -326,7 +331,7 @@ class IBLR(KNNMultiLabelBase):
             )
         self._warn_ill_posed(n, int(varying.sum()), todo[separated], C)
 
-    def _C(self):
+    def _C(self) -> float:
         if self.variant != "mulan":
             return self.C
         if self.C != MULAN_C:
@@ -338,7 +343,7 @@ class IBLR(KNNMultiLabelBase):
             )
         return MULAN_C
 
-    def _warn_ill_posed(self, n, p, separated, C):
+    def _warn_ill_posed(self, n: int, p: int, separated: NDArray[np.intp], C: float) -> None:
         """One IllPosedFitWarning when q is large against n or labels are separated."""
         reasons = []
         if (p + 1) * _ROWS_PER_INPUT > n:
@@ -363,7 +368,7 @@ class IBLR(KNNMultiLabelBase):
             )
 
     # ----------------------------------------------------------- predict
-    def _scores(self, graph, X):
+    def _scores(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
         Z = self._inputs(graph, X, "the query (predict_proba_from_graph)")
         scores = np.asarray(Z @ self.coef_.T) + self.intercept_
         const = self.constant_labels_
@@ -371,10 +376,10 @@ class IBLR(KNNMultiLabelBase):
             scores[:, const] = np.where(self.constant_values_[const] == 1, np.inf, -np.inf)
         return scores
 
-    def _predict_proba_graph(self, graph, X):
-        return expit(self._scores(graph, X))
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
+        return np.asarray(expit(self._scores(graph, X)), dtype=np.float64)
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
         return (self._scores(graph, X) >= 0).astype(np.uint8)
 
 
@@ -386,7 +391,7 @@ class IllPosedFitWarning(UserWarning):
     """
 
 
-def _some(labels, at_most=10):
+def _some(labels: Iterable[int], at_most: int = 10) -> str:
     """A list of labels for a message: the first ``at_most``, then how many more."""
     labels = list(labels)
     if len(labels) <= at_most:
@@ -394,7 +399,7 @@ def _some(labels, at_most=10):
     return f"{labels[:at_most]} and {len(labels) - at_most} more"
 
 
-def _standardisation(Z):
+def _standardisation(Z: MatrixLike) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Centre (dense only) and scale of each input column, as Weka's Logistic.
 
     The scale is the sample standard deviation (n - 1 denominator); a constant
@@ -421,7 +426,7 @@ def _standardisation(Z):
     return center, scale, ~(constant | ~(sd > 0))
 
 
-def _standardise(Z, center, scale):
+def _standardise(Z: MatrixLike, center: FloatArray, scale: FloatArray) -> MatrixLike:
     if sp.issparse(Z):
         return (Z @ sp.diags(1.0 / scale)).tocsr()
     return (Z - center) / scale

@@ -23,6 +23,7 @@ The equations, as arrays (no Python loop over instances or labels):
 """
 
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
@@ -30,7 +31,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
 from ..hubness import k_occurrence
+from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
+from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from ._kernels import constant_labels
 from ._logistic import fit_logistic_batched
 
@@ -40,7 +43,10 @@ VARIANTS = ("g1", "g0", "h1", "d1", "fo")
 #: scikit-learn's default model (C = 1), solved by the batched Newton-CG of
 #: :mod:`mlknn.algorithms._logistic` until the largest gradient component of
 #: each label's mean objective is <= tol.
-LOGISTIC_PARAMS = {"C": 1.0, "max_iter": 100, "tol": 1e-8}
+LOGISTIC_C = 1.0
+LOGISTIC_MAX_ITER = 100
+LOGISTIC_TOL = 1e-8
+LOGISTIC_PARAMS: dict[str, float] = {"C": LOGISTIC_C, "max_iter": LOGISTIC_MAX_ITER, "tol": LOGISTIC_TOL}
 
 #: Seed 001 states lambda = 2 in section 3.2 (the fuzzy weight's example) and
 #: lambda = 3 in sections 4.1.2 and 4.5 (the experiments); the default follows
@@ -224,18 +230,18 @@ class MLHiKNN(KNNMultiLabelBase):
 
     def __init__(
         self,
-        n_neighbors=20,
+        n_neighbors: int = 20,
         *,
-        fuzziness=DEFAULT_FUZZINESS,
-        beta=2.0,
-        smoothing=1.0,
-        variant=None,
-        hubness=None,
-        neighbors="brute",
-        metric="euclidean",
-        n_jobs=None,
-        random_state=None,
-    ):
+        fuzziness: float = DEFAULT_FUZZINESS,
+        beta: float = 2.0,
+        smoothing: float = 1.0,
+        variant: str | None = None,
+        hubness: Any = None,
+        neighbors: Any = "brute",
+        metric: str = "euclidean",
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.n_neighbors = n_neighbors
         self.fuzziness = fuzziness
         self.beta = beta
@@ -248,7 +254,7 @@ class MLHiKNN(KNNMultiLabelBase):
         self.random_state = random_state
 
     # ------------------------------------------------------------ training
-    def _fit_graph(self, graph, Y, X):
+    def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         n, q = Y.shape
         k = self.n_neighbors
         O, OL = occurrence_counts(graph, Y)
@@ -270,19 +276,21 @@ class MLHiKNN(KNNMultiLabelBase):
         if self.variant == "fo":
             return
         todo = np.flatnonzero(~const)
-        coef, intercept, _, not_converged, _ = fit_logistic_batched(self.train_relevance_, Y, todo, **LOGISTIC_PARAMS)
+        coef, intercept, _, not_converged, _ = fit_logistic_batched(
+            self.train_relevance_, Y, todo, C=LOGISTIC_C, tol=LOGISTIC_TOL, max_iter=LOGISTIC_MAX_ITER
+        )
         self.coef_[todo] = coef
         self.intercept_[todo] = intercept
         if not_converged:
             warnings.warn(
-                f"MLHiKNN: the Newton-CG solver reached max_iter={LOGISTIC_PARAMS['max_iter']} "
-                f"before converging (tol={LOGISTIC_PARAMS['tol']:g}) for the logistic regression of "
+                f"MLHiKNN: the Newton-CG solver reached max_iter={LOGISTIC_MAX_ITER} "
+                f"before converging (tol={LOGISTIC_TOL:g}) for the logistic regression of "
                 f"label(s) {not_converged}; their coefficients are the last iterate.",
                 ConvergenceWarning,
                 stacklevel=4,
             )
 
-    def _relevance(self, graph):
+    def _relevance(self, graph: NeighborGraph) -> NDArray[np.float64]:
         """r^l(t) (eqs 5-6) for the points of a graph, shape (n_points, q)."""
         k = self.n_neighbors
         dist = graph.metric_distances  # primary distances after hubness reduction
@@ -294,16 +302,16 @@ class MLHiKNN(KNNMultiLabelBase):
         return relevance_scores(graph, wd * wh, self.membership_, k)
 
     # ----------------------------------------------------------- prediction
-    def _predict_proba_graph(self, graph, X):
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
         R = self._relevance(graph)
         if self.variant == "fo":
             return R
         proba = expit(R @ self.coef_.T + self.intercept_)
         const = ~np.isnan(self.constant_)
         proba[:, const] = self.constant_[const]
-        return proba
+        return np.asarray(proba)
 
-    def _predict_graph(self, graph, X):
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
         proba = self._predict_proba_graph(graph, X)
         if self.variant == "fo":
             return (proba >= 0.5).astype(np.uint8)
@@ -311,7 +319,7 @@ class MLHiKNN(KNNMultiLabelBase):
 
 
 # ------------------------------------------------------------------ kernels
-def occurrence_counts(graph, Y):
+def occurrence_counts(graph: NeighborGraph, Y: LabelMatrix) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Self-appended k-occurrence and label k-occurrence (Algorithm 1).
 
     Parameters
@@ -335,7 +343,7 @@ def occurrence_counts(graph, Y):
     return O, OL
 
 
-def fuzzy_weight(O, lam, k):
+def fuzzy_weight(O: NDArray[Any], lam: float, k: int) -> NDArray[np.float64]:
     """g(x) of eq 19 (with eqs 28-29 at the ends of lambda's range).
 
     Parameters
@@ -356,17 +364,19 @@ def fuzzy_weight(O, lam, k):
         return np.ones_like(O)  # eq 29
     if t <= 1.0:
         return np.zeros_like(O)  # eq 28 (log base lambda k <= 1)
-    return 1.0 - np.log(np.minimum(O, t)) / np.log(t)
+    return np.asarray(1.0 - np.log(np.minimum(O, t)) / np.log(t))
 
 
-def membership(O, OL, Y, g, s):
+def membership(
+    O: NDArray[Any], OL: NDArray[Any], Y: LabelMatrix, g: NDArray[Any], s: float
+) -> NDArray[np.float64]:
     """u_1^l(x) (eqs 7, 9); u_0 = 1 - u_1 (eqs 8, 10, 11). Shape (n, q)."""
     p1 = (OL + s) / (O[:, None] + 2.0 * s)
     g = np.asarray(g, dtype=np.float64)[:, None]
-    return g * Y + (1.0 - g) * p1
+    return np.asarray(g * Y + (1.0 - g) * p1)
 
 
-def distance_weights(dist, beta):
+def distance_weights(dist: NDArray[Any], beta: float) -> NDArray[np.float64]:
     """w_d of eq 20 for every row of a (n_points, k) distance array.
 
     Neighbours at distance 0 share the weight equally (the limit of eq 20); the
@@ -378,17 +388,17 @@ def distance_weights(dist, beta):
     if m == 0:
         return np.empty((0, k))
     e = 0.0 if np.isinf(beta) else 2.0 / (beta - 1.0)
-    zero = dist <= 0.0
+    zero = np.less_equal(dist, 0.0)
     has_zero = zero.any(axis=1)
     dmin = dist.min(axis=1)
     safe = np.where(has_zero[:, None], 1.0, dist)
     ratio = np.where(has_zero, 1.0, dmin)[:, None] / safe
     w = ratio**e
     w = np.where(has_zero[:, None], zero.astype(np.float64), w)
-    return w / w.sum(axis=1, keepdims=True)
+    return np.asarray(w / w.sum(axis=1, keepdims=True))
 
 
-def hubness_weights(O_nbrs, n):
+def hubness_weights(O_nbrs: NDArray[Any], n: int) -> NDArray[np.float64]:
     """w_h of eq 25 from the neighbours' self-appended k-occurrences.
 
     Rows whose denominator is 0 (every neighbour has ``O_k = n``) get 1/k.
@@ -400,10 +410,10 @@ def hubness_weights(O_nbrs, n):
     k = O_nbrs.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
         w = h / tot
-    return np.where(tot > 0, w, 1.0 / k)
+    return np.asarray(np.where(tot > 0, w, 1.0 / k))
 
 
-def relevance_scores(graph, weights, u1, k):
+def relevance_scores(graph: NeighborGraph, weights: FloatArray, u1: FloatArray, k: int) -> NDArray[np.float64]:
     """r^l of eqs 5-6 with the product weights ``w_d w_h``; one sparse product.
 
     Rows whose weights sum to 0 use uniform weights (eq 6 would be 0/0).
@@ -414,5 +424,5 @@ def relevance_scores(graph, weights, u1, k):
     A = graph.to_csr(u1.shape[0], w)
     v1 = np.asarray(A @ u1)
     v0 = np.asarray(A @ (1.0 - u1))
-    return v1 / (v0 + v1)
+    return np.asarray(v1 / (v0 + v1))
 
