@@ -100,7 +100,8 @@ class BRkNN(KNNMultiLabelBase):
         keeps only those), or a callable mapping the (n_queries, k) distances
         to finite non-negative weights of the same shape, e.g.
         ``lambda d: (1 - d) ** 4`` with ``metric="cosine"`` (similarity to the
-        4th power). Only with ``variant="paper"``.
+        4th power). Only with ``variant="paper"``. :func:`mlknn.persistence.save`
+        refuses a callable (pickle a module-level function instead).
 
     Attributes
     ----------
