@@ -85,3 +85,26 @@ def test_no_labels():
     Z, Y = _problem()
     coef, b, n_iter, nc, sep = fit_logistic_batched(Z, Y, [], C=1.0, tol=1e-8, max_iter=10)
     assert coef.shape == (0, Z.shape[1]) and b.shape == (0,) and nc == [] and sep.shape == (0,)
+
+
+def test_rotated_unrotated_and_float32_products_reach_the_same_optimum(monkeypatch):
+    # Dense inputs run the CG in the eigenbasis of G (rotated inputs, diagonal
+    # preconditioner); sparse inputs in the original basis with the same
+    # preconditioner applied through V; float32 products only shape the Newton
+    # direction. All three stop at max|grad| <= tol of the same strictly convex problem.
+    Z, Y = _problem(5, n=200, p=12, L=7)
+    labels = np.arange(Y.shape[1])
+    dense = fit_logistic_batched(Z, Y, labels, C=3.0, tol=1e-10, max_iter=100)
+    sparse = fit_logistic_batched(sp.csr_matrix(Z), Y, labels, C=3.0, tol=1e-10, max_iter=100)
+    monkeypatch.setattr(_logistic, "_FLOAT32_FROM", 0)
+    f32 = fit_logistic_batched(Z, Y, labels, C=3.0, tol=1e-10, max_iter=100)
+    ref_coef, ref_b = _exact(Z, Y, labels, 3.0)
+    for got in (dense, sparse, f32):
+        assert got[3] == []
+        np.testing.assert_allclose(got[0], ref_coef, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(got[1], ref_b, rtol=0, atol=1e-6)
+    # The two bases give the same iterates up to rounding: a wrong rotated Hessian
+    # product would still converge (line search) but in other steps.
+    np.testing.assert_array_equal(dense[2], sparse[2])
+    assert _logistic._Preconditioner(Z, 0.1, np.float64).rotated
+    assert not _logistic._Preconditioner(sp.csr_matrix(Z), 0.1, np.float64).rotated
