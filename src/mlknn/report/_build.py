@@ -9,13 +9,19 @@ with data).
 
 import json
 import math
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
+from numpy.typing import NDArray
 
+from ..utils._typing import LabelMatrix, MatrixLike
 from ._model import (
     Figure,
     Group,
+    Row,
     Section,
     dataset_label,
     fmt_p,
@@ -54,9 +60,20 @@ _MLHIKNN = "MLHiKNN paper (Mathematics, 2025)"
 _YOUNES = "Younes et al. (2011)"
 _BMLKNN = "BML-kNN paper (distance and quantity constraints)"
 
+if TYPE_CHECKING:
+    from ..experiments import ResultsDB
+
+
+class ReportPaths(TypedDict):
+    """What :func:`build_report` returns: the files it wrote."""
+
+    markdown: Path
+    html: Path
+    figures: list[Path]
+
 
 # --------------------------------------------------------------- sections
-def _setup_section(idx, g, recall_rows):
+def _setup_section(idx: int, g: Group, recall_rows: Sequence[Row]) -> Section:
     words = protocol_words(g.protocol, g.n_repeats)
     s = Section(f"Experiment {idx + 1}: {words}")
     search = json.loads(g.search)
@@ -80,9 +97,9 @@ def _setup_section(idx, g, recall_rows):
     return s
 
 
-def _search_recall_paragraph(rows):
+def _search_recall_paragraph(rows: Iterable[Row]) -> str:
     """One sentence: the approximate search's recall per dataset (mean and minimum over folds)."""
-    per = {}
+    per: dict[str, dict[tuple[int, int], float]] = {}
     for r in rows:  # one value per (dataset, repeat, fold): every kNN cell of a fold shares the graph
         per.setdefault(dataset_label(r["dataset"]), {})[(r["repeat"], r["fold"])] = r["value"]
     parts = [f"{d} {np.mean(list(v.values())):.4f} (min {min(v.values()):.4f})" for d, v in sorted(per.items())]
@@ -90,7 +107,7 @@ def _search_recall_paragraph(rows):
             "(200 sampled queries per fold; mean, min over folds): " + "; ".join(parts) + ".")
 
 
-def _summary_section(g):
+def _summary_section(g: Group) -> Section:
     s = Section("Summary", 3)
     s.paragraphs.append(
         ("Mean ± sd over the folds" if len(g.datasets) == 1 else
@@ -102,14 +119,14 @@ def _summary_section(g):
     return s
 
 
-def _metric_section(g, alpha):
+def _metric_section(g: Group, alpha: float) -> tuple[Section, dict[str, NDArray[np.float64]]]:
     s = Section(f"Results per metric (layout of the {_MLHIKNN}, Table 3)", 3)
     s.paragraphs.append(
         "Rows: datasets; cells: mean(rank) ± sd over the folds, • the top-ranked configuration on the dataset. "
         "average rank: over the datasets where every configuration has results. win/tie/loss: two-sided "
         f"Wilcoxon signed-rank tests over the folds between every pair, per dataset (alpha = {alpha})."
     )
-    tables = {}
+    tables: dict[str, NDArray[np.float64]] = {}
     for m in g.metrics:
         table, T, _complete = metric_table(g, m, alpha)
         tables[m] = T
@@ -117,7 +134,9 @@ def _metric_section(g, alpha):
     return s, tables
 
 
-def _significance_section(g, tables, alpha, idx, min_datasets):
+def _significance_section(
+    g: Group, tables: dict[str, NDArray[np.float64]], alpha: float, idx: int, min_datasets: int
+) -> Section:
     """Friedman / Iman-Davenport, Nemenyi CD diagram and pairwise Wilcoxon, or why not."""
     from ..metrics import GREATER_IS_BETTER
     from ..stats import friedman_test, nemenyi_cd
@@ -156,9 +175,9 @@ def _significance_section(g, tables, alpha, idx, min_datasets):
     return s
 
 
-def _dataset_section(g, alpha):
+def _dataset_section(g: Group, alpha: float) -> Section:
     proto = json.loads(g.protocol).get("protocol")
-    cv_test = "5x2cv" if proto == "5x2" else "corrected"
+    cv_test: Literal["5x2cv", "corrected"] = "5x2cv" if proto == "5x2" else "corrected"
     cv_name = ("Dietterich's (1998) 5x2cv paired t-test" if cv_test == "5x2cv"
                else "the corrected resampled t-test of Nadeau and Bengio (2003)")  # fmt: skip
     s = Section(f"Results per dataset (layout of {_YOUNES}, Tables 4-9)", 3)
@@ -175,7 +194,7 @@ def _dataset_section(g, alpha):
     return s
 
 
-def _warnings_section(g, warnings):
+def _warnings_section(g: Group, warnings: Sequence[Row]) -> Section | None:
     mine = [w for w in warnings if w["protocol"] == g.protocol and w["search"] == g.search]
     if not mine:
         return None
@@ -185,12 +204,16 @@ def _warnings_section(g, warnings):
         "What fitting, predicting or evaluating raised, recorded with the cell (see ResultsDB.warnings). A "
         "FeatureScaleWarning means distances were dominated by a few wide features: `--scaling minmax`."
     )
-    s.items.append(warnings_table(mine, lambda w: labels.get((w["algorithm"], w["params"]), w["algorithm"])))
+    def label_of(w: Row) -> str:
+        algorithm: str = w["algorithm"]
+        return labels.get((algorithm, w["params"]), algorithm)
+
+    s.items.append(warnings_table(mine, label_of))
     return s
 
 
-def _figure_sections(g, grows, idx):
-    out = []
+def _figure_sections(g: Group, grows: Sequence[Row], idx: int) -> list[Section]:
+    out: list[Section] = []
     figs = _curve_figures(g, idx, "n_neighbors", _CURVE_METRICS, "metric versus k")
     if figs:
         s = Section(f"Metric versus k (layout of the {_MLHIKNN}, Figures 2-7)", 3)
@@ -206,7 +229,7 @@ def _figure_sections(g, grows, idx):
 
 
 # ------------------------------------------------------------------ figures
-def _cd_figure(g, metric, T, alpha, idx):
+def _cd_figure(g: Group, metric: str, T: NDArray[np.float64], alpha: float, idx: int) -> Figure:
     from ..metrics import GREATER_IS_BETTER
     from ..plots import CriticalDifferenceDisplay
 
@@ -217,14 +240,14 @@ def _cd_figure(g, metric, T, alpha, idx):
                   png(disp.figure_))  # fmt: skip
 
 
-def _curve_figures(g, idx, param, metrics, what):
+def _curve_figures(g: Group, idx: int, param: str, metrics: Sequence[str], what: str) -> list[Figure]:
     """One figure per dataset (and one of average ranks when there are several); only
     the figures where some configuration was run with >= 2 values of ``param``."""
     import matplotlib.pyplot as plt
 
     from ..plots import ParameterCurveDisplay
 
-    figs = []
+    figs: list[Figure] = []
     datasets = sorted({d for d, _ in g.datasets})
     ms = [m for m in metrics if m in g.metrics] or g.metrics[:6]
     for ds in ([None] + datasets if len(datasets) > 1 else datasets):
@@ -246,12 +269,15 @@ def _curve_figures(g, idx, param, metrics, what):
     return figs
 
 
-def _load_for_figures(ds, prep_json, data_home):
+def _load_for_figures(
+    ds: str, prep_json: str, data_home: str | os.PathLike[str] | None
+) -> tuple[MatrixLike, LabelMatrix, list[str] | None]:
     from ..datasets import load
     from ..experiments._data import apply_prefilter, load_dataset
     from ..preprocessing import FoldPreprocessor, RareLabelFilter
 
     p = json.loads(prep_json)
+    names: list[str] | None
     try:
         names = load(ds, data_home=data_home).label_names
     except Exception:  # noqa: BLE001 - label names are a nicety
@@ -266,11 +292,14 @@ def _load_for_figures(ds, prep_json, data_home):
     return X, Y, names
 
 
-def _dataset_figures(datasets, data_home, k, max_n):
+def _dataset_figures(
+    datasets: Iterable[tuple[str, str]], data_home: str | os.PathLike[str] | None, k: int, max_n: int
+) -> tuple[list[Figure], list[str]]:
     """k-occurrence and label co-occurrence for every dataset that loads; (figures, notes)."""
     from ..plots import KOccurrenceDisplay, LabelCooccurrenceDisplay
 
-    figs, missing = [], []
+    figs: list[Figure] = []
+    missing: list[str] = []
     for ds, prep_json in datasets:
         label = dataset_label(ds)
         try:
@@ -290,12 +319,14 @@ def _dataset_figures(datasets, data_home, k, max_n):
 
 
 # ---------------------------------------------------------------- assemble
-def _split_groups(rows, metrics):
+def _split_groups(
+    rows: Iterable[Row], metrics: Sequence[str] | None
+) -> list[tuple[str, str, list[Row], list[Row]]]:
     """{(protocol, search): (metric rows, search-recall rows)} in a stable order."""
-    groups = {}
+    groups: dict[tuple[str, str], list[Row]] = {}
     for r in rows:
         groups.setdefault((r["protocol"], r["search"]), []).append(r)
-    out = []
+    out: list[tuple[str, str, list[Row], list[Row]]] = []
     for (proto, search), grows in sorted(groups.items()):
         # The search's recall (approximate backends) describes the neighbour graph, not the
         # predictions: reported per dataset, kept out of the tables unless asked for by name.
@@ -306,11 +337,13 @@ def _split_groups(rows, metrics):
     return out
 
 
-def build_sections(rows, *, metrics=None, alpha=0.05, data_home=None, dataset_figures=True, k_occurrence=10,
-                   max_n=20000, warnings=(), min_datasets=MIN_DATASETS_FOR_RANK_TESTS):  # fmt: skip
+def build_sections(rows: Sequence[Row], *, metrics: Sequence[str] | None = None, alpha: float = 0.05,
+                   data_home: str | os.PathLike[str] | None = None, dataset_figures: bool = True,
+                   k_occurrence: int = 10, max_n: int = 20000, warnings: Iterable[Row] = (),
+                   min_datasets: int = MIN_DATASETS_FOR_RANK_TESTS) -> list[Section]:  # fmt: skip
     from ..metrics import METRIC_NAMES
 
-    sections = []
+    sections: list[Section] = []
     for idx, (proto, search, grows, recall) in enumerate(_split_groups(rows, metrics)):
         g = Group(proto, search, grows)
         g.metrics = [m for m in METRIC_NAMES if m in g.metrics] + [m for m in g.metrics if m not in METRIC_NAMES]
@@ -332,8 +365,11 @@ def build_sections(rows, *, metrics=None, alpha=0.05, data_home=None, dataset_fi
     return sections
 
 
-def _datasets_section(rows, data_home, k, max_n):
-    seen, uniq = set(), []
+def _datasets_section(
+    rows: Iterable[Row], data_home: str | os.PathLike[str] | None, k: int, max_n: int
+) -> list[Section]:
+    seen: set[str] = set()
+    uniq: list[tuple[str, str]] = []
     for d, p in sorted({(r["dataset"], r["preprocessing"]) for r in rows}):
         if d not in seen:
             seen.add(d)
@@ -348,9 +384,11 @@ def _datasets_section(rows, data_home, k, max_n):
     return [sf]
 
 
-def build_report(db, out_dir="report", *, metrics=None, alpha=0.05, data_home=None, dataset_figures=True,
-                 k_occurrence=10, max_dataset_size=20000, title=None,
-                 min_datasets=MIN_DATASETS_FOR_RANK_TESTS):  # fmt: skip
+def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.PathLike[str] = "report", *,
+                 metrics: Sequence[str] | None = None, alpha: float = 0.05,
+                 data_home: str | os.PathLike[str] | None = None, dataset_figures: bool = True,
+                 k_occurrence: int = 10, max_dataset_size: int = 20000, title: str | None = None,
+                 min_datasets: int = MIN_DATASETS_FOR_RANK_TESTS) -> ReportPaths:  # fmt: skip
     """Write ``report.md``, ``report.html`` and ``figures/*.png`` for a results database.
 
     Parameters
@@ -405,7 +443,7 @@ def build_report(db, out_dir="report", *, metrics=None, alpha=0.05, data_home=No
     from ..experiments import ResultsDB
 
     own = not isinstance(db, ResultsDB)
-    rdb = ResultsDB(db) if own else db
+    rdb = db if isinstance(db, ResultsDB) else ResultsDB(db)
     try:
         rows = rdb.rows()
         warnings = rdb.warnings() if hasattr(rdb, "warnings") else []
@@ -427,7 +465,7 @@ def build_report(db, out_dir="report", *, metrics=None, alpha=0.05, data_home=No
     md, ht, figures = render(sections, title or f"mlknn report: {name}")
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
-    paths = []
+    paths: list[Path] = []
     for f in figures:
         p = out / "figures" / f"{f.name}.png"
         p.write_bytes(f.png)

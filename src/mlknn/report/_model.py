@@ -5,19 +5,31 @@ import io
 import json
 import math
 import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
+
+#: A result row of :meth:`mlknn.experiments.ResultsDB.rows` (column -> value).
+Row: TypeAlias = Mapping[str, Any]
+#: (dataset, preprocessing JSON) and (algorithm, params JSON): a table's row and column keys.
+DatasetKey: TypeAlias = tuple[str, str]
+ConfigKey: TypeAlias = tuple[str, str]
 
 
 # ------------------------------------------------------------------ pieces
 @dataclass
 class Table:
     title: str
-    header: list
-    rows: list  # list of list of str
-    bold: set = field(default_factory=set)  # (row, col) cells in bold
+    header: list[str]
+    rows: list[list[str]]
+    bold: set[tuple[int, int]] = field(default_factory=set)  # (row, col) cells in bold
     note: str = ""
     wrap: bool = False  # long text cells (messages) wrap instead of widening the table
 
@@ -33,17 +45,17 @@ class Figure:
 class Section:
     title: str
     level: int = 2
-    paragraphs: list = field(default_factory=list)
-    items: list = field(default_factory=list)  # Table, Figure or str, in order
+    paragraphs: list[str] = field(default_factory=list)
+    items: list[Table | Figure | str] = field(default_factory=list)  # in order
 
 
-def fmt(v, digits=3):
+def fmt(v: float | np.floating[Any] | None, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "-"
     return f"{v:.{digits}f}"
 
 
-def fmt_p(p):
+def fmt_p(p: float | np.floating[Any] | None) -> str:
     if p is None or not math.isfinite(p):
         return "-"
     if p < 1e-3:
@@ -51,7 +63,7 @@ def fmt_p(p):
     return f"{p:.3f}"
 
 
-def png(fig):
+def png(fig: "MplFigure") -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     import matplotlib.pyplot as plt
@@ -64,7 +76,7 @@ def png(fig):
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def safe_name(text):
+def safe_name(text: object) -> str:
     """A file-name-safe form of ``text`` (a path, spaces, unicode): ASCII letters,
     digits, ``._-``; a short hash keeps two different names apart."""
     text = str(text)
@@ -74,7 +86,7 @@ def safe_name(text):
     return slug
 
 
-def dataset_label(name):
+def dataset_label(name: object) -> str:
     """What a table shows for a dataset: a name as given, a path as its file stem."""
     text = str(name)
     if "/" in text or "\\" in text or text.lower().endswith((".arff", ".gz")):
@@ -84,16 +96,16 @@ def dataset_label(name):
     return text
 
 
-def config_label(algorithm, params, hide):
+def config_label(algorithm: str, params: str, hide: Collection[str]) -> str:
     from ..experiments import AlgorithmSpec
 
     spec = AlgorithmSpec(algorithm, tuple(sorted(json.loads(params).items())))
     return spec.label(hide=hide)
 
 
-def prep_label(prep_json):
+def prep_label(prep_json: str) -> str:
     p = json.loads(prep_json)
-    parts = []
+    parts: list[str] = []
     if p.get("scaling", "none") != "none":
         parts.append(f"{p['scaling']} scaling")
     if p.get("feature_selection") is not None:
@@ -107,7 +119,7 @@ def prep_label(prep_json):
 _PROTOCOL_WORDS = {"5x2": "2-fold cross-validation", "kfold": "-fold cross-validation", "holdout": "hold-out"}
 
 
-def protocol_words(proto_json, n_repeats=None):
+def protocol_words(proto_json: str, n_repeats: int | None = None) -> str:
     """The protocol in words: '5 x 2-fold cross-validation (seed 0, iterative stratification)'.
     ``n_repeats``: the repetitions found in the results (the JSON may not hold them)."""
     p = json.loads(proto_json)
@@ -127,7 +139,7 @@ def protocol_words(proto_json, n_repeats=None):
     return what + (f" ({', '.join(extra)})" if extra else "")
 
 
-def test_train_ratio(proto_json):
+def test_train_ratio(proto_json: str) -> float:
     """n_test / n_train of one split of the protocol (for the corrected resampled t-test)."""
     p = json.loads(proto_json)
     if p.get("protocol") == "holdout":
@@ -141,11 +153,11 @@ def test_train_ratio(proto_json):
 class Group:
     """Rows of one protocol + search, indexed for tables."""
 
-    def __init__(self, protocol, search, rows):
+    def __init__(self, protocol: str, search: str, rows: Sequence[Row]) -> None:
         self.protocol, self.search = protocol, search
-        configs = sorted({(r["algorithm"], r["params"]) for r in rows})
+        configs: list[ConfigKey] = sorted({(r["algorithm"], r["params"]) for r in rows})
         all_params = [json.loads(p) for _, p in configs]
-        keys = set().union(*all_params) if all_params else set()
+        keys: set[str] = set().union(*all_params) if all_params else set()
         hide = {
             k for k in keys
             if all(k in p for p in all_params) and len({json.dumps(p[k]) for p in all_params}) == 1
@@ -153,12 +165,13 @@ class Group:
         self.hidden = {k: all_params[0][k] for k in sorted(hide)} if all_params else {}
         self.configs = configs
         self.labels = [config_label(a, p, hide) for a, p in configs]
-        dsp = sorted({(r["dataset"], r["preprocessing"]) for r in rows})
+        dsp: list[DatasetKey] = sorted({(r["dataset"], r["preprocessing"]) for r in rows})
         multi = {d for d, _ in dsp if sum(1 for d2, _ in dsp if d2 == d) > 1}
         self.datasets = dsp
         self.row_labels = [dataset_label(d) if d not in multi else f"{dataset_label(d)} [{prep_label(p)}]" for d, p in dsp]
-        self.metrics = []
-        vals, times = {}, {}
+        self.metrics: list[str] = []
+        vals: dict[tuple[DatasetKey, ConfigKey, str], list[tuple[int, int, float]]] = {}
+        times: dict[tuple[DatasetKey, ConfigKey], dict[tuple[int, int], tuple[float, float, float]]] = {}
         for r in rows:
             key = (r["dataset"], r["preprocessing"])
             c = (r["algorithm"], r["params"])
@@ -168,15 +181,15 @@ class Group:
             times.setdefault((key, c), {})[(r["repeat"], r["fold"])] = (
                 r["fit_seconds"], r["predict_seconds"], r["search_seconds"]
             )
-        self.values = {k: np.array([v for _, _, v in sorted(x)], dtype=float) for k, x in vals.items()}
+        self.values: dict[tuple[DatasetKey, ConfigKey, str], NDArray[np.float64]] = {k: np.array([v for _, _, v in sorted(x)], dtype=float) for k, x in vals.items()}
         self.n_repeats = len({r["repeat"] for r in rows})
         self.times = times
         self.rows = rows
 
-    def folds(self, row, config, metric):
+    def folds(self, row: int, config: int, metric: str) -> NDArray[np.float64] | None:
         return self.values.get((self.datasets[row], self.configs[config], metric))
 
-    def mean_table(self, metric):
+    def mean_table(self, metric: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         T = np.full((len(self.datasets), len(self.configs)), np.nan)
         S = np.full_like(T, np.nan)
         for i in range(len(self.datasets)):

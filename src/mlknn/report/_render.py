@@ -2,14 +2,15 @@
 
 import base64
 import html
+from collections.abc import Sequence
 
-from ._model import Figure, Table
+from ._model import Figure, Section, Table
 
 
-def _md_table(t):
-    def cell(i, j, v):
-        v = str(v).replace("|", "\\|")
-        return f"**{v}**" if (i, j) in t.bold else v
+def _md_table(t: Table) -> str:
+    def cell(i: int, j: int, v: object) -> str:
+        text = str(v).replace("|", "\\|")
+        return f"**{text}**" if (i, j) in t.bold else text
 
     out = [f"**{t.title}**", "", "| " + " | ".join(t.header) + " |", "|" + "---|" * len(t.header)]
     for i, r in enumerate(t.rows):
@@ -19,7 +20,7 @@ def _md_table(t):
     return "\n".join(out)
 
 
-def _html_table(t):
+def _html_table(t: Table) -> str:
     cls = " class='wrap'" if t.wrap else ""
     parts = [f"<div class='tbl'><table{cls}><caption>{html.escape(t.title)}</caption><thead><tr>"]
     parts += [f"<th>{html.escape(str(h))}</th>" for h in t.header]
@@ -28,10 +29,10 @@ def _html_table(t):
         parts.append("<tr>")
         for j, v in enumerate(r):
             tag = "th" if j == 0 else "td"
-            v = html.escape(str(v))
+            text = html.escape(str(v))
             if (i, j) in t.bold:
-                v = f"<b>{v}</b>"
-            parts.append(f"<{tag}>{v}</{tag}>")
+                text = f"<b>{text}</b>"
+            parts.append(f"<{tag}>{text}</{tag}>")
         parts.append("</tr>")
     parts.append("</tbody></table></div>")
     if t.note:
@@ -55,18 +56,20 @@ img{max-width:100%;height:auto}code{background:#f4f4f4;padding:1px 3px;font-size
 """
 
 
-def _inline_code(text):
+def _inline_code(text: str) -> str:
     parts = html.escape(text).split("`")
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
-def render(sections, title, fig_dir_name="figures"):
+def render(
+    sections: Sequence[Section], title: str, fig_dir_name: str = "figures"
+) -> tuple[str, str, list[Figure]]:
     """(markdown, html, figures) of a list of sections."""
     md = [f"# {title}", ""]
     head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>")  # fmt: skip
     ht = [head, f"<h1>{html.escape(title)}</h1>"]
-    figures = []
+    figures: list[Figure] = []
     for s in sections:
         md += ["#" * s.level + " " + s.title, ""]
         ht.append(f"<h{s.level}>{html.escape(s.title)}</h{s.level}>")

@@ -1,22 +1,25 @@
 """The report's tables (pure: a Group in, Table objects out)."""
 
 import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ._model import Table, fmt, fmt_p
+from ._model import Group, Row, Table, fmt, fmt_p
 
 #: Most value columns in one table: with 12-px cells of "0.812 ± 0.012 •" this keeps a
 #: table inside a 1280-px window; wider tables are split into several.
 MAX_COLUMNS = 6
 
 
-def split_columns(table, max_columns=MAX_COLUMNS):
+def split_columns(table: Table, max_columns: int = MAX_COLUMNS) -> list[Table]:
     """The table as several, each with its first column and <= ``max_columns`` others."""
     n = len(table.header) - 1
     if n <= max_columns:
         return [table]
-    parts = []
+    parts: list[Table] = []
     n_parts = -(-n // max_columns)
     for p, start in enumerate(range(1, n + 1, max_columns)):
         cols = [0] + list(range(start, min(start + max_columns, n + 1)))
@@ -28,18 +31,18 @@ def split_columns(table, max_columns=MAX_COLUMNS):
     return parts
 
 
-def _gib(metric):
+def _gib(metric: str) -> bool:
     from ..metrics import GREATER_IS_BETTER
 
     return GREATER_IS_BETTER.get(metric, True)
 
 
-def _arrow(metric):
+def _arrow(metric: str) -> str:
     return "↑" if _gib(metric) else "↓"
 
 
 # ------------------------------------------------------------------ summary
-def summary_table(g):
+def summary_table(g: Group) -> Table:
     """Configurations x metrics: mean ± sd, best in bold, average rank (last column).
 
     One dataset: mean ± sd over its folds. Several: the mean over the datasets of the
@@ -50,7 +53,7 @@ def summary_table(g):
 
     header = ["Configuration"] + [f"{m} {_arrow(m)}" for m in g.metrics] + ["avg rank"]
     cells = [[lab] for lab in g.labels]
-    bold = set()
+    bold: set[tuple[int, int]] = set()
     rank_sum, rank_n = np.zeros(len(g.configs)), 0
     for col, m in enumerate(g.metrics):
         T, _ = g.mean_table(m)
@@ -67,7 +70,7 @@ def summary_table(g):
             cells[j].append("-" if not np.isfinite(mean[j]) else f"{fmt(mean[j])} ± {fmt(sd[j])}")
         if np.any(np.isfinite(mean)):
             best = np.nanmax(mean) if _gib(m) else np.nanmin(mean)
-            for j in np.flatnonzero(np.isclose(mean, best, rtol=0, atol=5e-4)):
+            for j in np.flatnonzero(np.isclose(mean, best, rtol=0, atol=5e-4)).tolist():
                 bold.add((j, col + 1))
         complete = ~np.any(np.isnan(T), axis=1)
         if complete.any() and len(g.configs) > 1:
@@ -78,13 +81,15 @@ def summary_table(g):
     for j in range(len(g.configs)):
         cells[j].append(fmt(avg[j], 2))
     if rank_n:
-        for j in np.flatnonzero(np.isclose(avg, np.nanmin(avg))):
+        for j in np.flatnonzero(np.isclose(avg, np.nanmin(avg))).tolist():
             bold.add((j, len(header) - 1))
     return Table("Summary", header, cells, bold, "")
 
 
 # --------------------------------------------------------------- per metric
-def metric_table(g, metric, alpha):
+def metric_table(
+    g: Group, metric: str, alpha: float
+) -> tuple[Table, NDArray[np.float64], NDArray[np.bool_]]:
     """Rows datasets, columns configurations: mean(rank) ± sd, • on the best, average
     rank and win/tie/loss rows. Returns (table, complete table of means, mask)."""
     from ..stats import average_ranks, win_tie_loss
@@ -95,7 +100,8 @@ def metric_table(g, metric, alpha):
     ranks = np.full_like(T, np.nan)
     if complete.any():
         ranks[complete], _ = average_ranks(T[complete], gib)
-    rows, bold = [], set()
+    rows: list[list[str]] = []
+    bold: set[tuple[int, int]] = set()
     for i, label in enumerate(g.row_labels):
         cells = [label]
         for j in range(len(g.configs)):
@@ -109,11 +115,12 @@ def metric_table(g, metric, alpha):
     if complete.any():
         avg = ranks[complete].mean(axis=0)
         rows.append(["average rank"] + [f"{a:.2f}" for a in avg])
-        for j in np.flatnonzero(np.isclose(avg, avg.min())):
+        for j in np.flatnonzero(np.isclose(avg, avg.min())).tolist():
             bold.add((len(rows) - 1, j + 1))
-        scores = []
-        for i in np.flatnonzero(complete):
-            arrs = [g.folds(i, j, metric) for j in range(len(g.configs))]
+        scores: list[NDArray[np.float64]] = []
+        for i in np.flatnonzero(complete).tolist():
+            # A complete dataset has folds for every configuration (its means are not NaN).
+            arrs = [a for j in range(len(g.configs)) if (a := g.folds(i, j, metric)) is not None]
             n = min(len(a) for a in arrs)
             scores.append(np.vstack([a[:n] for a in arrs]))
         wtl = win_tie_loss(scores, g.labels, gib, alpha)
@@ -122,11 +129,12 @@ def metric_table(g, metric, alpha):
     return Table(title, ["Dataset"] + g.labels, rows, bold, ""), T[complete], complete
 
 
-def wilcoxon_table(g, metric, T_complete, alpha):
+def wilcoxon_table(g: Group, metric: str, T_complete: NDArray[np.float64], alpha: float) -> Table:
     from ..stats import pairwise_wilcoxon
 
     res = pairwise_wilcoxon(T_complete, g.labels, _gib(metric), alpha)
-    rows, bold = [], set()
+    rows: list[list[str]] = []
+    bold: set[tuple[int, int]] = set()
     for i, name in enumerate(g.labels):
         cells = [name]
         for j in range(len(g.labels)):
@@ -146,23 +154,29 @@ def wilcoxon_table(g, metric, T_complete, alpha):
 
 
 # -------------------------------------------------------------- per dataset
-def dataset_table(g, row, alpha, cv_test, ratio):
+def dataset_table(
+    g: Group, row: int, alpha: float, cv_test: Literal["5x2cv", "corrected"], ratio: float
+) -> Table:
     """Rows metrics, columns configurations (transposed so that 20 metrics fit):
     mean ± sd, bold best, ◦/• the fold-wise paired t-test against the best and †
     the cross-validation t-test (``cv_test``: '5x2cv' or 'corrected')."""
     from ..stats import average_ranks, cv_ttest_vs_best, ttest_markers
 
     n = len(g.configs)
-    rows, bold, m_ranks = [], set(), []
+    rows: list[list[str]] = []
+    bold: set[tuple[int, int]] = set()
+    m_ranks: list[NDArray[np.float64]] = []
     for m in g.metrics:
         gib = _gib(m)
         arrs = [g.folds(row, j, m) for j in range(n)]
-        present = [j for j, a in enumerate(arrs) if a is not None and np.all(np.isfinite(a))]
-        markers, cvp = None, {}
+        present = {j: a for j, a in enumerate(arrs) if a is not None and np.all(np.isfinite(a))}
+        markers = None
+        # The tests name the configurations by their column index, as a str.
+        cvp: dict[str, float] = {}
         if len(present) >= 2:
-            k = min(len(arrs[j]) for j in present)
+            k = min(len(a) for a in present.values())
             if k >= 2:
-                sc = {j: arrs[j][:k] for j in present}
+                sc = {str(j): a[:k] for j, a in present.items()}
                 markers = ttest_markers(sc, gib, alpha)
                 if not (cv_test == "5x2cv" and k % 2):  # 5x2cv needs whole 2-fold repetitions
                     _, cvp = cv_ttest_vs_best(sc, gib, alpha, test=cv_test, test_train_ratio=ratio)
@@ -175,11 +189,11 @@ def dataset_table(g, row, alpha, cv_test, ratio):
             means[j] = np.nanmean(a)
             sd = np.nanstd(a, ddof=1) if np.sum(np.isfinite(a)) > 1 else 0.0
             mark = ""
-            if markers is not None and j in markers.markers:
-                mark = markers.symbol(j)
-                if markers.markers[j] == "best":
+            if markers is not None and str(j) in markers.markers:
+                mark = markers.symbol(str(j))
+                if markers.markers[str(j)] == "best":
                     bold.add((len(rows), j + 1))
-                elif cvp.get(j, 1.0) < alpha:
+                elif cvp.get(str(j), 1.0) < alpha:
                     mark += "†"
             cells.append(f"{fmt(means[j])} ± {fmt(sd)}{mark}")
         rows.append(cells)
@@ -191,9 +205,9 @@ def dataset_table(g, row, alpha, cv_test, ratio):
     return Table(f"{g.row_labels[row]}", ["Metric"] + g.labels, rows, bold, "")
 
 
-def time_table(g):
+def time_table(g: Group) -> Table:
     header = ["Dataset"] + g.labels
-    rows = []
+    rows: list[list[str]] = []
     for i, lab in enumerate(g.row_labels):
         cells = [lab]
         for c in g.configs:
@@ -212,16 +226,16 @@ def time_table(g):
     return Table("run time (s)", header, rows, set(), note)
 
 
-def warnings_table(warnings, label_of):
+def warnings_table(warnings: Iterable[Row], label_of: Callable[[Row], str]) -> Table:
     """One row per (dataset, configuration, stage, category, message): cells and count."""
-    groups = {}
+    groups: dict[tuple[str, str, str, str, str], list[Any]] = {}  # key -> [folds, count]
     for w in warnings:
         key = (w["dataset"], label_of(w), w["stage"], w["category"], " ".join(str(w["message"]).split()))
         cell = (w["repeat"], w["fold"])
         entry = groups.setdefault(key, [set(), 0])
         entry[0].add(cell)
         entry[1] += int(w.get("count", 1) or 1)
-    rows = []
+    rows: list[list[str]] = []
     for (ds, cfg, stage, cat, msg), (cells, count) in sorted(groups.items()):
         short = msg if len(msg) <= 160 else msg[:155] + " [...]"
         rows.append([ds, cfg, stage, cat, str(len(cells)), str(count), short])
