@@ -20,19 +20,34 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(mlknn.__file__).resolve().parent
 
 
+def _expand(pattern):
+    """Module names matched by a mypy module pattern (``pkg.*`` = the package and its modules)."""
+    if not pattern.endswith(".*"):
+        return [pattern]
+    pkg = importlib.import_module(pattern[:-2])
+    return [pkg.__name__] + [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+
+
+def _all_modules():
+    """Every module of the installed package, subpackages included."""
+    names = [mlknn.__name__]
+    names += [m.name for m in pkgutil.walk_packages(mlknn.__path__, prefix=f"{mlknn.__name__}.")]
+    return names
+
+
 def _strict_modules():
-    """The module patterns of the [[tool.mypy.overrides]] entry that sets disallow_untyped_defs."""
+    """The modules mypy holds to ``disallow_untyped_defs``, as pyproject's [tool.mypy] configures it.
+
+    With the global ``strict = true`` that is every module but those an override exempts
+    (``disallow_untyped_defs = false``); otherwise the modules of the overrides that set it.
+    """
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
-    patterns = [m for o in config.get("overrides", []) if o.get("disallow_untyped_defs") for m in o["module"]]
-    names = []
-    for pattern in patterns:
-        if pattern.endswith(".*"):
-            pkg = importlib.import_module(pattern[:-2])
-            names.append(pkg.__name__)
-            names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
-        else:
-            names.append(pattern)
-    return sorted(set(names))
+    overrides = config.get("overrides", [])
+    if config.get("strict"):
+        exempt = {m for o in overrides if o.get("disallow_untyped_defs") is False for p in o["module"] for m in _expand(p)}
+        return sorted(set(_all_modules()) - exempt)
+    patterns = [m for o in overrides if o.get("disallow_untyped_defs") for m in o["module"]]
+    return sorted({name for pattern in patterns for name in _expand(pattern)})
 
 
 STRICT = _strict_modules()
