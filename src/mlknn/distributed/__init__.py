@@ -13,15 +13,12 @@ Importing this package does not import dask; every entry point imports it on
 first use (:func:`mlknn.utils.check_optional_dependency`). See docs/distributed.md.
 """
 
+from ..neighbors import merge_topk
 from ._backend import DaskNeighbors
+from ._client import get_client
 from ._estimators import DistributedKNN
 from ._experiments import DaskExecutor, dask_executor, local_client, run_experiment
-from ._graph import (
-    TrainingIndex,
-    get_client,
-    kneighbors_graph,
-    merge_topk,
-)
+from ._graph import TrainingIndex, kneighbors_graph
 
 __all__ = [
     "DaskExecutor",

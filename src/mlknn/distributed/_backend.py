@@ -8,7 +8,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..neighbors import check_n_neighbors, register_backend
-from ._graph import TrainingIndex, get_client
+from ._client import get_client
+from ._graph import TrainingIndex
 
 __all__ = ["DaskNeighbors"]
 

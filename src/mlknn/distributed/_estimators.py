@@ -45,13 +45,9 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import MultiLabelMixin
 from ..neighbors import BruteNeighbors, NeighborGraph, is_exact
 from ..utils._param_validation import Interval, StrOptions
-from ._graph import (
-    TrainingIndex,
-    _gather_with_recovery,
-    _is_dask_array,
-    _validate_local,
-    get_client,
-)
+from ._blocks import _is_dask_array, _validate_local
+from ._client import _gather_with_recovery, get_client
+from ._graph import TrainingIndex
 
 __all__ = ["DistributedKNN"]
 

@@ -36,7 +36,7 @@ import contextlib
 import logging
 import time
 
-from ._graph import _is_lost_data_error, get_client
+from ._client import _is_lost_data_error, get_client
 
 __all__ = ["DaskExecutor", "dask_executor", "local_client", "run_experiment"]
 
@@ -273,7 +273,7 @@ def local_client(n_workers=None, *, scheduler=None, threads_per_worker=1, **clus
     ...     print(len(client.scheduler_info()["workers"]))
     2
     """
-    from ._graph import _distributed
+    from ._client import _distributed
 
     distributed = _distributed("mlknn.distributed.local_client")
     if scheduler is not None:

@@ -30,12 +30,15 @@ Why the result is identical to ``BruteNeighbors().fit(X).kneighbors(Q, k)``:
   last one dropped when the own index was not among them: more than k duplicates
   with lower indices), which is the leave-one-out list, because removing one
   element of a sorted list keeps the order of the others.
+
+Files: this module (the tasks, :class:`TrainingIndex`, :func:`kneighbors_graph`),
+``_blocks.py`` (row blocks on the cluster and their input checks), ``_client.py``
+(the Dask client and the recovery from lost workers).
 """
 
-import math
+from typing import Any, TypeAlias, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..neighbors import (
     BruteNeighbors,
@@ -44,205 +47,42 @@ from ..neighbors import (
     drop_own_index,
     merge_topk,
 )
+from ..utils._typing import MatrixLike, NDArray
+from ._blocks import Blocks as Blocks
+from ._blocks import _check_block as _check_block
+from ._blocks import _is_dask_array as _is_dask_array
+from ._blocks import _slice_rows as _slice_rows
+from ._blocks import _validate_dask as _validate_dask
+from ._blocks import _validate_local as _validate_local
+from ._blocks import default_query_block as default_query_block
+from ._blocks import default_train_block as default_train_block
+from ._client import Client, Future
+from ._client import _distributed as _distributed
+from ._client import _gather_with_recovery as _gather_with_recovery
+from ._client import _is_lost_data_error as _is_lost_data_error
+from ._client import get_client as get_client
 
 __all__ = ["kneighbors_graph", "get_client"]
 
+#: A query block of a search: (its future, None for a whole training block searched
+#: against itself; first row; stop row; leave-one-out: its training block and the
+#: local index of its first row there, else None, None).
+_QueryBlock: TypeAlias = tuple[Future | None, int, int, int | None, int | None]
+
 #: Partial top-k lists merged by one reduction task.
 _FAN_IN = 4
-#: Default size of a training block (MB of data): few training blocks keep the
-#: per-query overhead (candidates of every block, merges) small; every worker holds
-#: the training block it searches.
-_TRAIN_BLOCK_MB = 256
-#: Default query block: at least this many rows, and about 4 blocks per worker.
-_MIN_QUERY_BLOCK = 256
-_QUERY_BLOCKS_PER_WORKER = 4
 _METRICS = ("euclidean", "sqeuclidean", "cosine")
 
 
-# --------------------------------------------------------------------- client
-def _distributed(caller):
-    from ..utils import check_optional_dependency
-
-    check_optional_dependency("dask", caller)
-    return check_optional_dependency("distributed", caller)
-
-
-def get_client(client=None, caller="mlknn.distributed"):
-    """The Dask client to use: ``client``, or the default one of this process.
-
-    Parameters
-    ----------
-    client : distributed.Client, optional
-    caller : str
-        Named in the error messages.
-
-    Returns
-    -------
-    distributed.Client
-
-    Raises
-    ------
-    ImportError
-        When dask[distributed] is not installed.
-    ValueError
-        When ``client`` is None and no client has been created in this process.
-
-    See Also
-    --------
-    local_client : Create a client (and a LocalCluster).
-
-    Examples
-    --------
-    >>> # not run in the doctests: starting a Dask cluster takes seconds
-    >>> import numpy as np
-    >>> from mlknn import MLkNN
-    >>> from mlknn.datasets import make_multilabel
-    >>> from mlknn.distributed import get_client
-    >>> data = make_multilabel(n_samples=80, n_features=5, n_labels=3, random_state=0)
-    >>> from distributed import Client  # doctest: +SKIP
-    >>> client = Client(n_workers=2, threads_per_worker=1)  # doctest: +SKIP
-    >>> get_client() is client  # doctest: +SKIP
-    True
-    >>> client.close()  # doctest: +SKIP
-    """
-    distributed = _distributed(caller)
-    if client is not None:
-        return client
-    try:
-        return distributed.default_client()
-    except ValueError:
-        raise ValueError(
-            f"{caller} needs a Dask client: pass client=, or create one first, e.g. "
-            "distributed.Client(distributed.LocalCluster(n_workers=2)) or "
-            "distributed.Client('tcp://scheduler:8786')."
-        ) from None
-
-
-# --------------------------------------------------------------------- blocks
-def _is_dask_array(X):
-    return hasattr(X, "dask") and hasattr(X, "chunks") and hasattr(X, "to_delayed")
-
-
-def _n_workers(client):
-    try:
-        return max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
-    except TypeError:  # older distributed: no n_workers argument
-        return max(1, len(client.scheduler_info()["workers"]))
-    except Exception:  # noqa: BLE001 - a default only
-        return 1
-
-
-def _row_bytes(X):
-    itemsize = np.dtype(X.dtype).itemsize
-    if sp.issparse(X):
-        return max(1.0, X.nnz / max(X.shape[0], 1) * (itemsize + 4) + 8)
-    return max(1.0, X.shape[1] * itemsize)
-
-
-def default_train_block(X):
-    """Rows per training block by default: as many as fit in ``_TRAIN_BLOCK_MB``."""
-    n = X.shape[0]
-    return max(1, min(n, int(_TRAIN_BLOCK_MB * 2**20 // _row_bytes(X))))
-
-
-def default_query_block(n_rows, client):
-    """Rows per query block by default: about 4 blocks per worker, at least 256 rows."""
-    per = math.ceil(n_rows / (_QUERY_BLOCKS_PER_WORKER * _n_workers(client)))
-    return max(1, min(n_rows, max(_MIN_QUERY_BLOCK, per)))
-
-
-def _check_block(block, name):
-    if block is None:
-        return None
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"The '{name}' parameter must be an int >= 1 (rows per block) or None. Got {block!r} instead.")
-    return int(block)
-
-
-class Blocks:
-    """Row blocks of a matrix living on the cluster.
-
-    ``futures[b]`` holds rows ``bounds[b]:bounds[b + 1]``. Built from a numpy array
-    or CSR matrix (kept here, scattered block by block, so that lost blocks can be
-    scattered again) or from a dask array (computed on the workers; lost blocks are
-    recomputed by Dask from the array's graph).
-    """
-
-    def __init__(self, X, block, client, name):
-        self.client = client
-        self.name = name
-        if _is_dask_array(X):
-            self.local = None
-            X = _validate_dask(X, name)
-            X = X.rechunk({0: block, 1: -1})
-            self.dask_array = X
-            sizes = [int(s) for s in X.chunks[0]]
-            self.shape = (int(sum(sizes)), int(X.shape[1]))
-        else:
-            self.dask_array = None
-            self.local = X
-            self.shape = X.shape
-            n = X.shape[0]
-            sizes = [min(block, n - s) for s in range(0, n, block)]
-        self.dtype = X.dtype
-        self.bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        self.futures = None
-        self.send()
-
-    @property
-    def n_blocks(self):
-        return len(self.bounds) - 1
-
-    def send(self):
-        """(Re)send the blocks to the cluster."""
-        if self.dask_array is not None:
-            parts = list(self.dask_array.to_delayed().ravel())
-            self.futures = self.client.compute(parts)
-        else:
-            parts = [self.local[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:])]
-            self.futures = self.client.scatter(parts, hash=False)
-        return self
-
-    def lost(self):
-        """Whether a block has been lost (its worker died holding the only copy)."""
-        return any(f.status in ("lost", "cancelled", "error") for f in self.futures)
-
-
-def _validate_dask(X, name):
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a dask array of shape {X.shape}.")
-    if any(isinstance(c, float) and math.isnan(c) for c in X.chunks[0]):
-        X = X.compute_chunk_sizes()
-    if X.dtype not in (np.float32, np.float64):
-        if X.dtype.kind not in "biuf":
-            raise ValueError(f"{name} must be numeric (dtype convertible to float); got dtype {X.dtype}.")
-        X = X.astype(np.float64)
-    return X
-
-
-def _validate_local(X, name):
-    from sklearn.utils import check_array
-
-    try:
-        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
-    except TypeError as exc:
-        raise ValueError(f"{name} must be a numeric array or sparse matrix; could not convert it: {exc}") from exc
-    if sp.issparse(X):
-        X = X.tocsr()
-    return X
-
-
 # ---------------------------------------------------------------------- tasks
-def _block_metric(metric):
+def _block_metric(metric: str) -> str:
     # Merge on squared distances; see the module docstring.
     return "sqeuclidean" if metric == "euclidean" else metric
 
 
-def _slice_rows(X_block, start, stop):
-    return X_block[start:stop]
-
-
-def _block_topk(X_block, Q_block, k, offset, own_start, metric):
+def _block_topk(
+    X_block: MatrixLike, Q_block: MatrixLike | None, k: int, offset: int, own_start: int | None, metric: str
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     """Top-k of a query block in one training block, global indices (worker side).
 
     Parameters
@@ -278,7 +118,9 @@ def _block_topk(X_block, Q_block, k, offset, own_start, metric):
     return dist, ind
 
 
-def _finish(part, metric):
+def _finish(
+    part: tuple[NDArray[Any], NDArray[Any]], metric: str
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     dist, ind = part
     dist = np.ascontiguousarray(dist, dtype=np.float64)
     if metric == "euclidean":
@@ -286,7 +128,7 @@ def _finish(part, metric):
     return dist, np.ascontiguousarray(ind, dtype=np.intp)
 
 
-def _tree_reduce(client, parts, k, retries):
+def _tree_reduce(client: Client, parts: list[Future], k: int, retries: int) -> Future:
     while len(parts) > 1:
         parts = [
             client.submit(merge_topk, k, *parts[i : i + _FAN_IN], retries=retries, pure=False) if len(parts[i : i + _FAN_IN]) > 1 else parts[i]
@@ -336,7 +178,16 @@ class TrainingIndex:
     >>> client.close()  # doctest: +SKIP
     """
 
-    def __init__(self, X, client, *, metric="euclidean", train_block=None, query_block=None, retries=1):
+    def __init__(
+        self,
+        X: MatrixLike,
+        client: Client,
+        *,
+        metric: str = "euclidean",
+        train_block: int | None = None,
+        query_block: int | None = None,
+        retries: int = 1,
+    ) -> None:
         if metric not in _METRICS:
             raise ValueError(
                 f"The 'metric' parameter of the distributed search must be one of {_METRICS}. Got {metric!r} instead."
@@ -353,12 +204,12 @@ class TrainingIndex:
         self.n_samples_fit_, self.n_features_in_ = int(X.shape[0]), int(X.shape[1])
         self.blocks = Blocks(X, train_block or default_train_block(X), client, "X_train")
 
-    def recover(self):
+    def recover(self) -> None:
         """Send lost training blocks again (numpy / sparse input; Dask recomputes a dask array's)."""
         if self.blocks.dask_array is None and self.blocks.lost():
             self.blocks.send()
 
-    def check_n_neighbors(self, n_neighbors, loo):
+    def check_n_neighbors(self, n_neighbors: int, loo: bool) -> int:
         """:func:`mlknn.neighbors.check_n_neighbors` against this index's training size.
 
         Parameters
@@ -375,7 +226,7 @@ class TrainingIndex:
         """
         return check_n_neighbors(n_neighbors, self.n_samples_fit_, loo)
 
-    def query_blocks(self, X_query, query_block=None):
+    def query_blocks(self, X_query: MatrixLike, query_block: int | None = None) -> Blocks:
         """:class:`Blocks` of the queries, checked against the training features.
 
         Parameters
@@ -402,11 +253,11 @@ class TrainingIndex:
         block = query_block or default_query_block(int(X_query.shape[0]), self.client)
         return Blocks(X_query, block, self.client, "X_query")
 
-    def _loo_queries(self):
+    def _loo_queries(self) -> list[_QueryBlock]:
         """(future, start, stop, training block, local start) of each leave-one-out query block."""
         bounds, client = self.blocks.bounds, self.client
         size = self.query_block or default_query_block(self.n_samples_fit_, client)
-        out = []
+        out: list[_QueryBlock] = []
         for t, fut in enumerate(self.blocks.futures):
             s, e = int(bounds[t]), int(bounds[t + 1])
             if e - s <= size:
@@ -418,7 +269,7 @@ class TrainingIndex:
                 out.append((q, a, b, t, a - s))
         return out
 
-    def graph_futures(self, queries, n_neighbors):
+    def graph_futures(self, queries: Blocks | None, n_neighbors: int) -> tuple[list[Future], NDArray[np.int64]]:
         """One future per query block: its merged (distances, indices), final metric.
 
         Parameters
@@ -437,7 +288,8 @@ class TrainingIndex:
         k = self.check_n_neighbors(n_neighbors, loo)
         self.recover()  # a worker died since the blocks were sent (e.g. between fit and predict)
         client, tb = self.client, self.blocks.bounds
-        if loo:
+        qlist: list[_QueryBlock]
+        if queries is None:
             qlist = self._loo_queries()
         else:
             qb = queries.bounds
@@ -447,12 +299,13 @@ class TrainingIndex:
             parts = []
             for t, xf in enumerate(self.blocks.futures):
                 own = own_block == t
+                args: tuple[Any, ...]
                 if own and qf is None:
                     args = (xf, None, k, int(tb[t]), None, self.metric)
                 elif own:
                     args = (xf, qf, k, int(tb[t]), own_start, self.metric)
                 else:
-                    q = qf if qf is not None else self.blocks.futures[own_block]
+                    q = qf if qf is not None else self.blocks.futures[cast(int, own_block)]
                     args = (xf, q, k, int(tb[t]), None, self.metric)
                 parts.append(client.submit(_block_topk, *args, retries=self.retries, pure=False))
             merged = _tree_reduce(client, parts, k, self.retries)
@@ -460,7 +313,9 @@ class TrainingIndex:
         bounds = np.array([q[1] for q in qlist] + [qlist[-1][2]], dtype=np.int64)
         return out, bounds
 
-    def kneighbors(self, queries, n_neighbors):
+    def kneighbors(
+        self, queries: Blocks | None, n_neighbors: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
         """Gathered ``(distances, indices)`` of every query (None: leave-one-out).
 
         Parameters
@@ -478,7 +333,7 @@ class TrainingIndex:
             Training indices.
         """
 
-        def build():
+        def build() -> list[Future]:
             return self.graph_futures(queries, n_neighbors)[0]
 
         parts = _gather_with_recovery(self, queries, build(), build)
@@ -487,40 +342,17 @@ class TrainingIndex:
         return dist, ind
 
 
-def _is_lost_data_error(exc):
-    """Errors that mean a worker died with data or tasks (not a bug in a task)."""
-    name = type(exc).__name__
-    return name in ("FutureCancelledError", "CancelledError", "KilledWorker", "FutureLostError") or (
-        "lost" in str(exc).lower() and "scattered" in str(exc).lower()
-    )
-
-
-def _gather_with_recovery(train, queries, futures, rebuild, attempts=2):
-    """Gather ``futures``; when a worker died holding scattered blocks, send them again and rebuild."""
-    for attempt in range(attempts + 1):
-        try:
-            return train.client.gather(futures)
-        except Exception as exc:  # noqa: BLE001 - re-raised unless it is a lost block
-            if attempt == attempts or not _is_lost_data_error(exc):
-                raise
-            train.recover()
-            if queries is not None and queries.dask_array is None and queries.lost():
-                queries.send()
-            futures = rebuild()
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def kneighbors_graph(
-    X_train,
-    X_query=None,
-    n_neighbors=10,
+    X_train: MatrixLike,
+    X_query: MatrixLike = None,
+    n_neighbors: int = 10,
     *,
-    client=None,
-    metric="euclidean",
-    train_block=None,
-    query_block=None,
-    retries=1,
-):
+    client: Client | None = None,
+    metric: str = "euclidean",
+    train_block: int | None = None,
+    query_block: int | None = None,
+    retries: int = 1,
+) -> NeighborGraph:
     """Exact k-nearest-neighbour graph computed block by block on a Dask cluster.
 
     The answer is identical (indices and float64 distances, bit for bit) to
