@@ -1,18 +1,32 @@
 """Display objects (from_* / plot(ax=None))."""
 
+from __future__ import annotations
+
 import math
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Self, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..utils._typing import MatrixLike
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+
+    from ..neighbors import NeighborGraph
+
+#: One curve of :class:`ParameterCurveDisplay`: x values and y values.
+Curve: TypeAlias = tuple[NDArray[np.float64], NDArray[np.float64]]
+#: {(dataset, line, x): mean metric over the folds} (see :func:`_curve_means`).
+_Means: TypeAlias = dict[tuple[str, str, float], float]
 
 
-def _pyplot():
-    import matplotlib.pyplot as plt
+def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure | SubFigure, Axes]:
+    import matplotlib.pyplot as plt  # on first use: importing mlknn.plots stays cheap
 
-    return plt
-
-
-def _axes(ax, figsize):
-    plt = _pyplot()
+    fig: Figure | SubFigure
     if ax is None:
         fig, ax = plt.subplots(figsize=figsize)
     else:
@@ -20,19 +34,19 @@ def _axes(ax, figsize):
     return fig, ax
 
 
-def _no_data(ax, title, why):
+def _no_data(ax: Axes, title: str, why: str) -> None:
     ax.set_axis_off()
     ax.set_title(title)
     ax.text(0.5, 0.5, f"no data: {why}", ha="center", va="center", transform=ax.transAxes, color="0.4")
 
 
-def shorten_label(text, width=14):
+def shorten_label(text: object, width: int = 14) -> str:
     """``text`` cut to ``width`` characters, the cut marked by an ellipsis."""
     text = str(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _natural_key(text):
+def _natural_key(text: str) -> list[tuple[int, float, str]]:
     """Sort "k=5" before "k=10"."""
     import re
 
@@ -73,7 +87,13 @@ class CriticalDifferenceDisplay:
     [1.25, 1.75, 3.0]
     """
 
-    def __init__(self, average_ranks, names, cd, n_datasets, title=None):
+    figure_: Figure | SubFigure
+    ax_: Axes
+    cliques_: list[tuple[int, ...]]
+
+    def __init__(
+        self, average_ranks: ArrayLike, names: Iterable[str], cd: float, n_datasets: int, title: str | None = None
+    ) -> None:
         self.average_ranks = np.asarray(average_ranks, dtype=float)
         self.names = list(names)
         self.cd = float(cd)
@@ -81,7 +101,15 @@ class CriticalDifferenceDisplay:
         self.title = title
 
     @classmethod
-    def from_results(cls, table, names, *, greater_is_better=True, alpha=0.05, title=None):
+    def from_results(
+        cls,
+        table: ArrayLike,
+        names: Sequence[str],
+        *,
+        greater_is_better: bool = True,
+        alpha: float = 0.05,
+        title: str | None = None,
+    ) -> Self:
         """From a (n_datasets, n_algorithms) table of mean scores.
 
         Parameters
@@ -104,16 +132,16 @@ class CriticalDifferenceDisplay:
         """
         from ..stats import average_ranks, nemenyi_cd
 
-        table = np.asarray(table, dtype=float)
-        if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] < 2:
+        T = np.asarray(table, dtype=float)
+        if T.ndim != 2 or T.shape[0] == 0 or T.shape[1] < 2:
             return cls(np.full(len(names), np.nan), names, float("nan"), 0, title)
-        _, avg = average_ranks(table, greater_is_better)
-        return cls(avg, names, nemenyi_cd(table.shape[1], table.shape[0], alpha), table.shape[0], title)
+        _, avg = average_ranks(T, greater_is_better)
+        return cls(avg, names, nemenyi_cd(T.shape[1], T.shape[0], alpha), T.shape[0], title)
 
-    def _cliques(self):
+    def _cliques(self) -> list[tuple[int, ...]]:
         order = np.argsort(self.average_ranks, kind="stable")
         r = self.average_ranks[order]
-        cliques = []
+        cliques: list[tuple[int, ...]] = []
         for i in range(len(r)):
             j = i
             while j + 1 < len(r) and r[j + 1] - r[i] < self.cd:
@@ -124,7 +152,7 @@ class CriticalDifferenceDisplay:
                     cliques.append(group)
         return cliques
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Self:
         """Draw the diagram: rank axis on top (1 = best, on the left), the better
         half labelled on the left and the other half on the right, thick bars
         joining the groups whose ranks differ by less than the CD.
@@ -215,14 +243,27 @@ class KOccurrenceDisplay:
     300
     """
 
-    def __init__(self, occurrence, n_neighbors, name="", skewness=None):
+    figure_: Figure | SubFigure
+    ax_: Axes
+
+    def __init__(
+        self, occurrence: ArrayLike | None, n_neighbors: int, name: str = "", skewness: float | None = None
+    ) -> None:
         self.occurrence = None if occurrence is None else np.asarray(occurrence)
         self.n_neighbors = int(n_neighbors)
         self.name = name
         self.skewness = skewness
 
     @classmethod
-    def from_data(cls, X, n_neighbors=10, *, name="", neighbors="brute", metric="euclidean"):
+    def from_data(
+        cls,
+        X: MatrixLike,
+        n_neighbors: int = 10,
+        *,
+        name: str = "",
+        neighbors: object = "brute",
+        metric: str = "euclidean",
+    ) -> Self:
         """Leave-one-out graph of X (mlknn.neighbors) -> O_k (mlknn.hubness if present).
 
         Parameters
@@ -250,7 +291,7 @@ class KOccurrenceDisplay:
         return cls.from_graph(graph, name=name)
 
     @classmethod
-    def from_graph(cls, graph, *, name=""):
+    def from_graph(cls, graph: NeighborGraph, *, name: str = "") -> Self:
         """From a leave-one-out :class:`~mlknn.neighbors.NeighborGraph` (its width is k).
 
         Parameters
@@ -276,7 +317,7 @@ class KOccurrenceDisplay:
             sk = float(np.mean((occ - occ.mean()) ** 3) / sd**3) if sd > 0 else 0.0
         return cls(occ, graph.n_neighbors, name, sk)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Self:
         """Draw p(O_k) against O_k on a logarithmic y axis, with S_k in the title.
 
         Parameters
@@ -334,13 +375,16 @@ class LabelCooccurrenceDisplay:
     0.5
     """
 
-    def __init__(self, matrix, label_names=None, name=""):
+    figure_: Figure | SubFigure
+    ax_: Axes
+
+    def __init__(self, matrix: ArrayLike | None, label_names: Iterable[str] | None = None, name: str = "") -> None:
         self.matrix = None if matrix is None else np.asarray(matrix, dtype=float)
         self.label_names = list(label_names) if label_names is not None else None
         self.name = name
 
     @classmethod
-    def from_labels(cls, Y, label_names=None, *, name=""):
+    def from_labels(cls, Y: MatrixLike, label_names: Sequence[str] | None = None, *, name: str = "") -> Self:
         """From a 0/1 label matrix (see :func:`mlknn.metrics.label_contingency`).
 
         Parameters
@@ -357,15 +401,15 @@ class LabelCooccurrenceDisplay:
         LabelCooccurrenceDisplay
             Not drawn yet: call :meth:`plot`.
         """
-        Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
-        Y = (Y > 0).astype(np.float64)
-        both = Y.T @ Y  # both[q, r] = #(q and r)
+        A = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
+        B = (A > 0).astype(np.float64)
+        both = B.T @ B  # both[q, r] = #(q and r)
         count = np.diag(both)
         with np.errstate(invalid="ignore", divide="ignore"):
             mat = both / count[None, :]
         return cls(mat, label_names, name)
 
-    def plot(self, ax=None, max_annotated=12):
+    def plot(self, ax: Axes | None = None, max_annotated: int = 12) -> Self:
         """Draw the matrix as an image, annotated with its values when small.
 
         Parameters
@@ -435,15 +479,20 @@ class ParameterCurveDisplay:
     [0.8, 0.82]
     """
 
-    def __init__(self, curves, param, ylabel, title=""):
+    figure_: Figure | SubFigure
+    ax_: Axes
+
+    def __init__(self, curves: Mapping[str, Curve], param: str, ylabel: str, title: str = "") -> None:
         self.curves = dict(curves)
         self.param = param
         self.ylabel = ylabel
         self.title = title
 
     @classmethod
-    def from_results(cls, rows, *, param="n_neighbors", metric="macro_auc", dataset=None, algorithms=None,
-                     greater_is_better=None, title=None):  # fmt: skip
+    def from_results(cls, rows: Iterable[Mapping[str, Any]], *, param: str = "n_neighbors",
+                     metric: str = "macro_auc", dataset: str | None = None,
+                     algorithms: Collection[str] | None = None, greater_is_better: bool | None = None,
+                     title: str | None = None) -> Self:  # fmt: skip
         """From result rows (dicts of :meth:`mlknn.experiments.ResultsDB.rows`).
 
         Parameters
@@ -477,7 +526,7 @@ class ParameterCurveDisplay:
         curves = {k: v for k, v in curves.items() if len(v[0]) >= 2}
         return cls(curves, param, ylabel, ttl)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Self:
         """Draw one line per algorithm (an infinite value one step right of the largest).
 
         Parameters
@@ -522,11 +571,13 @@ class ParameterCurveDisplay:
 
 
 # ---------------------------------------------- steps of ParameterCurveDisplay.from_results
-def _curve_means(rows, param, metric, algorithms):
+def _curve_means(
+    rows: Iterable[Mapping[str, Any]], param: str, metric: str, algorithms: Collection[str] | None
+) -> _Means:
     """{(dataset, line, x): mean over folds}; a line is an algorithm with its other parameters."""
     import json
 
-    by = {}
+    by: dict[tuple[str, str, float], list[float]] = {}
     for r in rows:
         if r["metric"] != metric or (algorithms is not None and r["algorithm"] not in algorithms):
             continue
@@ -540,9 +591,9 @@ def _curve_means(rows, param, metric, algorithms):
     return {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
 
 
-def _dataset_curves(means, lines, dataset):
+def _dataset_curves(means: _Means, lines: list[str], dataset: str) -> dict[str, Curve]:
     """One dataset: the mean metric of every line at each x."""
-    curves = {}
+    curves: dict[str, Curve] = {}
     for line in lines:
         xs = sorted(x for (d, ln, x) in means if d == dataset and ln == line)
         if xs:
@@ -550,14 +601,14 @@ def _dataset_curves(means, lines, dataset):
     return curves
 
 
-def _rank_curves(means, lines, gib):
+def _rank_curves(means: _Means, lines: list[str], gib: bool) -> tuple[dict[str, Curve], int]:
     """Every dataset: the average rank of every (line, x) among all combinations
     (seed 001, Figures 2-7); returns (curves, number of datasets ranked)."""
     combos = sorted({(ln, x) for (_, ln, x) in means})
     datasets = sorted({d for (d, _, _) in means})
     table = np.array([[means.get((d, ln, x), np.nan) for (ln, x) in combos] for d in datasets])
     full = ~np.any(np.isnan(table), axis=1) if table.size else np.array([], bool)
-    curves = {}
+    curves: dict[str, Curve] = {}
     if table.size and full.any():
         from ..stats import average_ranks
 

@@ -313,8 +313,8 @@ def _dataset_figures(
             d = KOccurrenceDisplay.from_data(X, k, name=label).plot()
             figs.append(Figure(f"kocc_{safe_name(ds)}", f"k-occurrence distribution of {label} (k = {k}, {prep_label(prep_json)}).",
                                png(d.figure_)))  # fmt: skip
-        d = LabelCooccurrenceDisplay.from_labels(Y, names, name=label).plot()
-        figs.append(Figure(f"cooc_{safe_name(ds)}", f"Label co-occurrence P(q | r) of {label}.", png(d.figure_)))
+        dc = LabelCooccurrenceDisplay.from_labels(Y, names, name=label).plot()
+        figs.append(Figure(f"cooc_{safe_name(ds)}", f"Label co-occurrence P(q | r) of {label}.", png(dc.figure_)))
     return figs, missing
 
 

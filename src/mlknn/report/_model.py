@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
+    from matplotlib.figure import SubFigure
 
 #: A result row of :meth:`mlknn.experiments.ResultsDB.rows` (column -> value).
 Row: TypeAlias = Mapping[str, Any]
@@ -63,12 +64,16 @@ def fmt_p(p: float | np.floating[Any] | None) -> str:
     return f"{p:.3f}"
 
 
-def png(fig: "MplFigure") -> bytes:
+def png(fig: "MplFigure | SubFigure") -> bytes:
+    from matplotlib.figure import Figure as MplFigure
+
+    # A display drawn on an axes of a subfigure holds that subfigure: save its whole figure.
+    root = fig if isinstance(fig, MplFigure) else fig.figure
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    root.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
+    plt.close(root)
     return buf.getvalue()
 
 
