@@ -4,11 +4,15 @@ Registered when :mod:`mlknn.distributed` is imported; answers exactly what
 ``neighbors="brute"`` answers (see ``_graph.py`` for why).
 """
 
+from typing import Any, Self
+
+import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..neighbors import check_n_neighbors, register_backend
-from ._client import get_client
+from ..utils._typing import MatrixLike, NDArray
+from ._client import Client, get_client
 from ._graph import TrainingIndex
 
 __all__ = ["DaskNeighbors"]
@@ -66,8 +70,13 @@ class DaskNeighbors(BaseEstimator):
 
     exact = True
 
-    def __init__(self, metric="euclidean", client=None, *, train_block=None, query_block=None, retries=1,
-                 n_jobs=None, random_state=None):
+    index_: TrainingIndex
+    n_samples_fit_: int
+    n_features_in_: int
+
+    def __init__(self, metric: str = "euclidean", client: Client | None = None, *, train_block: int | None = None,
+                 query_block: int | None = None, retries: int = 1, n_jobs: int | None = None,
+                 random_state: Any = None) -> None:
         self.metric = metric
         self.client = client
         self.train_block = train_block
@@ -76,12 +85,12 @@ class DaskNeighbors(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def __sklearn_clone__(self):
+    def __sklearn_clone__(self) -> "DaskNeighbors":
         # Share the client (a connection) instead of deep-copying it.
         params = self.get_params(deep=False)
         return type(self)(**params)
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: None = None) -> Self:
         """Send the training blocks to the cluster.
 
         Parameters
@@ -103,7 +112,9 @@ class DaskNeighbors(BaseEstimator):
         self.n_features_in_ = self.index_.n_features_in_
         return self
 
-    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]] | NDArray[np.intp]:
         """The ``n_neighbors`` nearest training points of each query (None: leave-one-out).
 
         Parameters
@@ -129,7 +140,8 @@ class DaskNeighbors(BaseEstimator):
         return (dist, ind) if return_distance else ind
 
 
-def _make_dask(metric="euclidean", n_jobs=None, random_state=None, **params):
+def _make_dask(metric: str = "euclidean", n_jobs: int | None = None, random_state: Any = None,
+               **params: Any) -> DaskNeighbors:
     return DaskNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
 

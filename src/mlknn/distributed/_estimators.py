@@ -37,6 +37,7 @@ The results equal the single-machine estimator's exactly: same graph (see
 
 import warnings
 from numbers import Integral
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -45,14 +46,18 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import MultiLabelMixin
 from ..neighbors import BruteNeighbors, NeighborGraph, is_exact
 from ..utils._param_validation import Interval, StrOptions
-from ._blocks import _is_dask_array, _validate_local
-from ._client import _gather_with_recovery, get_client
+from ..utils._typing import FloatArray, MatrixLike, NDArray
+from ._blocks import Blocks, _is_dask_array, _validate_local
+from ._client import Client, Future, _gather_with_recovery, get_client
 from ._graph import TrainingIndex
+
+if TYPE_CHECKING:
+    from ..base import KNNMultiLabelBase
 
 __all__ = ["DistributedKNN"]
 
 
-def _check_knn_estimator(estimator):
+def _check_knn_estimator(estimator: Any) -> "KNNMultiLabelBase":
     from sklearn.base import clone
 
     from ..base import KNNMultiLabelBase
@@ -62,7 +67,7 @@ def _check_knn_estimator(estimator):
             "DistributedKNN needs a kNN estimator of mlknn (a KNNMultiLabelBase: "
             f"MLkNN, DMLkNN, MLHiKNN, BMLkNN, BRkNN, IBLR, ...). Got {type(estimator).__name__} instead."
         )
-    est = clone(estimator)
+    est: KNNMultiLabelBase = clone(estimator)
     est._validate_params()
     neighbors = est.neighbors
     if isinstance(neighbors, str) and neighbors == "precomputed":
@@ -89,12 +94,14 @@ def _check_knn_estimator(estimator):
 #   ``Z @ coef_.T``: BLAS picks different kernels for different numbers of rows;
 #   MP-Gauss sums over blocks sized by the rows) are scored on the client unless
 #   ``scoring="workers"``.
-def _capability(est, key):
+def _capability(est: "KNNMultiLabelBase", key: str) -> bool:
     # A missing key reads False: the safe choice (X sent, index kept, client scoring).
     return bool(est.knn_capabilities().get(key, False))
 
 
-def _score_block(estimator, part, X_block, method):
+def _score_block(
+    estimator: "KNNMultiLabelBase", part: tuple[NDArray[Any], NDArray[Any]], X_block: MatrixLike, method: str
+) -> MatrixLike:
     """Worker side: one query block's graph -> scores (or 0/1 predictions)."""
     dist, ind = part
     graph = NeighborGraph(ind, dist, loo=False)
@@ -103,7 +110,7 @@ def _score_block(estimator, part, X_block, method):
     return getattr(estimator, method)(graph, X_block)
 
 
-def _local(X):
+def _local(X: Any) -> MatrixLike:
     return X.compute() if _is_dask_array(X) else X
 
 
@@ -186,7 +193,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
     >>> client.close()  # doctest: +SKIP
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict[str, Any] = {
         "estimator": "no_validation",  # a kNN estimator of mlknn: checked in fit (TypeError)
         "client": "no_validation",  # a distributed.Client (a connection, not a value)
         "train_block": [Interval(Integral, 1, None, closed="left"), None],
@@ -196,9 +203,22 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         "keep_index": ["boolean", StrOptions({"auto"})],
     }
 
+    estimator_: "KNNMultiLabelBase"
+    train_: TrainingIndex
+    _client: Client
+    _estimator_future: Future | None
+
     def __init__(
-        self, estimator, client=None, *, train_block=None, query_block=None, retries=1, scoring="auto", keep_index="auto"
-    ):
+        self,
+        estimator: "KNNMultiLabelBase",
+        client: Client | None = None,
+        *,
+        train_block: int | None = None,
+        query_block: int | None = None,
+        retries: int = 1,
+        scoring: str = "auto",
+        keep_index: bool | str = "auto",
+    ) -> None:
         self.estimator = estimator
         self.scoring = scoring
         self.client = client
@@ -207,14 +227,14 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         self.retries = retries
         self.keep_index = keep_index
 
-    def __sklearn_clone__(self):
+    def __sklearn_clone__(self) -> "DistributedKNN":
         # BaseEstimator's clone would deep-copy ``client``; share it instead.
         params = self.get_params(deep=False)
         client = params.pop("client")
         return type(self)(client=client, **{name: clone(value, safe=False) for name, value in params.items()})
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, Y):
+    def fit(self, X: MatrixLike, Y: MatrixLike) -> Self:
         """Search the training set's leave-one-out graph on the cluster, fit here.
 
         Parameters
@@ -259,28 +279,28 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         return self
 
     # ------------------------------------------------------------ predict
-    def _check_fitted(self):
+    def _check_fitted(self) -> None:
         check_is_fitted(self, "estimator_")
 
-    def _query_blocks(self, X):
+    def _query_blocks(self, X: MatrixLike) -> Blocks:
         # TrainingIndex.query_blocks validates X and checks its features against
         # the training set's (this object's n_features_in_).
         return self.train_.query_blocks(X, self.query_block)
 
-    def _scattered_estimator(self):
+    def _scattered_estimator(self) -> Future:
         fut = self._estimator_future
         if fut is None or fut.status != "finished":
             fut = self._client.scatter(self.estimator_, broadcast=True, hash=False)
             self._estimator_future = fut
         return fut
 
-    def _apply(self, X, method):
+    def _apply(self, X: MatrixLike, method: str) -> MatrixLike:
         self._check_fitted()
         queries = self._query_blocks(X)
         width = self.estimator_.search_width(self.estimator_.n_train_)
         client = self._client
 
-        def build():
+        def build() -> list[Future]:
             est = self._scattered_estimator()
             parts, _ = self.train_.graph_futures(queries, width)
             return [
@@ -288,7 +308,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
                 for part, qf in zip(parts, queries.futures)
             ]
 
-        def rebuild():
+        def rebuild() -> list[Future]:
             self._estimator_future = None
             return build()
 
@@ -303,12 +323,12 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
             X_local = _validate_local(X.compute(), "X")
         return getattr(self.estimator_, method)(NeighborGraph(ind, dist, loo=False), X_local)
 
-    def _scoring_mode(self):
+    def _scoring_mode(self) -> str:
         if self.scoring == "auto":
             return "workers" if _capability(self.estimator_, "row_scoring") else "client"
         return self.scoring
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> FloatArray:
         """Scores in [0, 1], shape (n_queries, n_labels), computed on the workers.
 
         Parameters
@@ -321,9 +341,10 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         ndarray of shape (n_queries, n_labels)
             Equal to the wrapped estimator's ``predict_proba``.
         """
-        return self._apply(X, "predict_proba_from_graph")
+        scores: FloatArray = self._apply(X, "predict_proba_from_graph")
+        return scores
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> MatrixLike:
         """0/1 predictions, shape (n_queries, n_labels), dtype of the Y given to fit.
 
         Parameters
@@ -338,7 +359,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         """
         return self._apply(X, "predict_from_graph")
 
-    def kneighbors_graph(self, X=None):
+    def kneighbors_graph(self, X: MatrixLike = None) -> NeighborGraph:
         """The neighbour graph (``_search_width()`` wide) of X on the cluster (None: training LOO).
 
         Parameters
@@ -357,7 +378,7 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         dist, ind = self.train_.kneighbors(queries, width)
         return NeighborGraph(ind, dist, loo=X is None)
 
-    def score(self, X, Y):
+    def score(self, X: MatrixLike, Y: MatrixLike) -> float:
         """Subset accuracy, as the estimator's ``score``.
 
         Parameters
@@ -374,4 +395,5 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         """
         from sklearn.metrics import accuracy_score
 
-        return accuracy_score(np.asarray(_local(Y)), self.predict(X))
+        accuracy: float = accuracy_score(np.asarray(_local(Y)), self.predict(X))
+        return accuracy

@@ -35,8 +35,16 @@ worker died, tasks rerun after an error, tasks resubmitted) and
 import contextlib
 import logging
 import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ._client import _is_lost_data_error, get_client
+from ._client import Client, Future, _is_lost_data_error, get_client
+
+if TYPE_CHECKING:
+    from ..experiments import ExperimentConfig
+
+#: The harness's fold function: ``fn(task, X, Y) -> (task, rows)``.
+FoldFunction = Callable[[Any, Any, Any], Any]
 
 __all__ = ["DaskExecutor", "dask_executor", "local_client", "run_experiment"]
 
@@ -46,7 +54,7 @@ logger = logging.getLogger("mlknn.distributed")
 EVENT_TOPIC = "mlknn-fold-task"
 
 
-def _logged_call(fn, task, X, Y):
+def _logged_call(fn: FoldFunction, task: Any, X: Any, Y: Any) -> Any:
     """Run ``fn(task, X, Y)`` on a worker; an exception is logged as an event first."""
     try:
         return fn(task, X, Y)
@@ -102,17 +110,25 @@ class DaskExecutor:
     {'tasks': 0, 'lost_workers': 0, 'rescheduled': 0, 'retried': 0, 'resubmitted': 0, 'rescattered': 0}
     """
 
-    def __init__(self, client=None, *, retries=2, max_resubmits=3, fold_function=None, verbose=False):
+    def __init__(
+        self,
+        client: Client | None = None,
+        *,
+        retries: int = 2,
+        max_resubmits: int = 3,
+        fold_function: FoldFunction | None = None,
+        verbose: bool = False,
+    ) -> None:
         self.client = client
         self.retries = retries
         self.max_resubmits = max_resubmits
         self.fold_function = fold_function
         self.verbose = verbose
         self.stats = {"tasks": 0, "lost_workers": 0, "rescheduled": 0, "retried": 0, "resubmitted": 0, "rescattered": 0}
-        self._lost_seen = set()
+        self._lost_seen: set[tuple[float, str]] = set()
 
     # ----------------------------------------------------------- interface
-    def run_folds(self, fn, tasks, X, Y):
+    def run_folds(self, fn: FoldFunction, tasks: Sequence[Any], X: Any, Y: Any) -> Iterator[Any]:
         """Yield ``fn(task, X, Y)`` for every task, each once, as they finish.
 
         Parameters
@@ -128,7 +144,10 @@ class DaskExecutor:
         ------
         fn(task, X, Y)
         """
-        from distributed import as_completed
+        import distributed
+
+        # Unannotated in distributed: given a type here for the strict check.
+        as_completed: Callable[..., Any] = distributed.as_completed
 
         client = get_client(self.client, "DaskExecutor")
         fn = self.fold_function or fn
@@ -137,9 +156,11 @@ class DaskExecutor:
             return
         mark = self._event_mark(client)
         data = self._scatter(client, X, Y)
-        live, attempts, keys = {}, {}, set()
+        live: dict[Any, tuple[int, Future]] = {}
+        attempts: dict[int, int] = {}
+        keys: set[Any] = set()
 
-        def submit(i):
+        def submit(i: int) -> Future:
             fut = client.submit(_logged_call, fn, tasks[i], *data, retries=self.retries, pure=False)
             live[fut.key] = (i, fut)
             keys.add(fut.key)
@@ -176,33 +197,37 @@ class DaskExecutor:
 
     # --------------------------------------------------------------- helpers
     @staticmethod
-    def _scatter(client, X, Y):
+    def _scatter(client: Client, X: Any, Y: Any) -> list[Future]:
         # On every worker: each fold task reads the whole dataset, and a worker
         # that dies then leaves a copy on the others.
-        return client.scatter([X, Y], broadcast=True, hash=False)
+        scattered: list[Future] = client.scatter([X, Y], broadcast=True, hash=False)
+        return scattered
 
     @staticmethod
-    def _event_mark(client):
+    def _event_mark(client: Client) -> float | None:
         """The scheduler's clock now (event timestamps are on that clock), or None."""
 
-        def now(dask_scheduler=None):  # nested: pickled by value, no mlknn needed there
+        def now(dask_scheduler: Any = None) -> float:  # nested: pickled by value, no mlknn needed there
             import time as _time
 
             return _time.time()
 
         try:
-            return client.run_on_scheduler(now)
+            mark: float | None = client.run_on_scheduler(now)
+            return mark
         except Exception:  # noqa: BLE001 - statistics only
             return None
 
-    def _count_events(self, client, mark, keys):
+    def _count_events(self, client: Client, mark: float | None, keys: set[Any]) -> None:
         # The events are filtered on the scheduler: some entries of the "all" topic
         # (WorkerState objects) cannot be sent to a client.
         if mark is None:
             return
 
-        def collect(dask_scheduler=None, since=0.0, topic=""):
-            removed = []
+        def collect(
+            dask_scheduler: Any = None, since: float = 0.0, topic: str = ""
+        ) -> tuple[list[tuple[float, str, bool, list[str]]], int]:
+            removed: list[tuple[float, str, bool, list[str]]] = []
             for ts, msg in dask_scheduler.get_events("all"):
                 if ts > since and isinstance(msg, dict) and msg.get("action") == "remove-worker":
                     keys_ = [str(k) for k in (msg.get("processing-tasks") or ())]
@@ -224,7 +249,7 @@ class DaskExecutor:
             self.stats["rescheduled"] += len(set(processing) & keys)
         self.stats["retried"] += errors
 
-    def report(self):
+    def report(self) -> str:
         """One line: tasks, lost workers and the tasks run again.
 
         Returns
@@ -242,7 +267,9 @@ class DaskExecutor:
 
 
 @contextlib.contextmanager
-def local_client(n_workers=None, *, scheduler=None, threads_per_worker=1, **cluster_kwargs):
+def local_client(
+    n_workers: int | None = None, *, scheduler: str | None = None, threads_per_worker: int = 1, **cluster_kwargs: Any
+) -> Iterator[Client]:
     """A Dask client for ``scheduler`` (an address), or for a new LocalCluster.
 
     Parameters
@@ -288,7 +315,14 @@ def local_client(n_workers=None, *, scheduler=None, threads_per_worker=1, **clus
 
 
 @contextlib.contextmanager
-def dask_executor(scheduler=None, n_workers=None, *, retries=2, max_resubmits=3, verbose=False):
+def dask_executor(
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    *,
+    retries: int = 2,
+    max_resubmits: int = 3,
+    verbose: bool = False,
+) -> Iterator[DaskExecutor]:
     """A :class:`DaskExecutor` on a running scheduler or on a new LocalCluster.
 
     What the CLI's ``mlknn run DATASET... --db FILE --scheduler tcp://HOST:8786``
@@ -335,7 +369,18 @@ def dask_executor(scheduler=None, n_workers=None, *, retries=2, max_resubmits=3,
         yield DaskExecutor(client, retries=retries, max_resubmits=max_resubmits, verbose=verbose)
 
 
-def run_experiment(config, db, *, client=None, retries=2, max_resubmits=3, progress=None, data=None, data_home=None, verbose=False):
+def run_experiment(
+    config: "ExperimentConfig",
+    db: Any,
+    *,
+    client: Client | None = None,
+    retries: int = 2,
+    max_resubmits: int = 3,
+    progress: Any = None,
+    data: Any = None,
+    data_home: Any = None,
+    verbose: bool = False,
+) -> dict[str, Any]:
     """:func:`mlknn.experiments.run_experiment` with the fold tasks on a Dask cluster.
 
     Parameters
@@ -379,8 +424,7 @@ def run_experiment(config, db, *, client=None, retries=2, max_resubmits=3, progr
 
     executor = DaskExecutor(client, retries=retries, max_resubmits=max_resubmits, verbose=verbose)
     start = time.perf_counter()
-    summary = _run(config, db, progress=progress, data=data, data_home=data_home, executor=executor)
-    summary = dict(summary)
+    summary: dict[str, Any] = dict(_run(config, db, progress=progress, data=data, data_home=data_home, executor=executor))
     summary["dask"] = dict(executor.stats)
     summary["dask_seconds"] = time.perf_counter() - start
     summary["dask_report"] = executor.report()
