@@ -56,7 +56,8 @@ taken with :func:`mlknn.neighbors.row_sqnorms`.
 
 Files: ``_graph.py`` (:class:`HubnessGraph`), ``_base.py`` (the shared machinery:
 validation, candidate width, re-ranking), ``_ls.py``, ``_mp.py``, ``_dsl.py`` (one
-method each), ``_factory.py`` (:func:`make_reduction`).
+method each), ``_factory.py`` (:func:`make_reduction`), ``_constraints.py`` (the
+parameter constraints, in scikit-learn's validation).
 """
 
 from typing import Any, Self, cast
