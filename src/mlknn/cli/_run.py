@@ -329,7 +329,7 @@ def run_command(
     neighbors: str = typer.Option(None, "--neighbors", help="Neighbour backend (of the grid's shared search; default brute)."),
     scheduler: str = typer.Option(None, "--scheduler", help="Grid: run the fold tasks on the Dask cluster of this scheduler (tcp://HOST:8786); this process still writes the database. Needs mlknn[dask]."),
     dask_workers: int = typer.Option(None, "--dask-workers", help="Grid: run the fold tasks on a local Dask cluster of N worker processes. Needs mlknn[dask]."),
-) -> dict[str, Any]:
+) -> dict[str, float] | dict[str, int]:
     """Run one algorithm quickly, or an experiment grid into a results database."""
     loc = {k_: _clean(v) for k_, v in locals().items()}
     console = Console()
@@ -381,7 +381,7 @@ def grid_run(
     console: Console,
     scheduler: str | None = None,
     dask_workers: int | None = None,
-) -> dict[str, Any]:
+) -> dict[str, int]:
     from ..experiments import run_experiment
 
     jobs = 1 if jobs is None else jobs
@@ -394,7 +394,7 @@ def grid_run(
     )
     _warn_unscaled_datasets(cfg, console)
     start = time.perf_counter()
-    info: dict[str, Any]
+    info: dict[str, int]
     if scheduler is not None or dask_workers is not None:
         # Fold tasks on a Dask cluster (mlknn.distributed); results streamed into db here.
         from ..distributed import dask_executor
