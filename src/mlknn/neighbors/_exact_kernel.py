@@ -285,6 +285,13 @@ def _topk_sorted(rows, cols, values, k, n_rows):
         C = np.full((n_rows, width), np.iinfo(cols.dtype).max, dtype=cols.dtype)
         D[rows, slot] = values
         C[rows, slot] = cols
+        # Usually no two of a row's k + 1 smallest values are equal: then the
+        # values alone fix the first k and their order, and one sort suffices
+        # (a tie anywhere, +inf padding included, takes the two-sort path below).
+        by_value = np.argsort(D, axis=1, kind="stable")[:, : k + 1]
+        head = np.take_along_axis(D, by_value, axis=1)
+        if not np.any(head[:, 1:] == head[:, :-1]):
+            return head[:, :k], np.take_along_axis(C, by_value[:, :k], axis=1)
         by_col = np.argsort(C, axis=1, kind="stable")
         D, C = np.take_along_axis(D, by_col, axis=1), np.take_along_axis(C, by_col, axis=1)
         by_value = np.argsort(D, axis=1, kind="stable")[:, :k]  # ties keep column order
