@@ -16,6 +16,7 @@ def _p(**kw: Any) -> PreprocessingConfig:
 
 
 _SKML = "scikit-multilearn reading"
+_MULAN = "MULAN reading"
 
 PRESETS: dict[str, Preset] = {
     "mlhiknn2025": Preset(
@@ -36,7 +37,11 @@ PRESETS: dict[str, Preset] = {
         columns=(
             PaperColumn("MLHiKNN", "mlhiknn", (("beta", 2.0), ("fuzziness", 3.0)), tables=("Table 3", "Table 12")),
             PaperColumn("DMLkNN", "dmlknn", (("smoothing", 1.0),), tables=("Table 3",)),
+            # Section 4.1.2: DMLkNN and IBLR are MULAN's; their MULAN readings beside the papers'.
+            PaperColumn("DMLkNN", "dmlknn", (("smoothing", 1.0), ("variant", "mulan")), reading=_MULAN,
+                        tables=("Table 3",)),
             PaperColumn("IBLR", "iblr", tables=("Table 3",)),
+            PaperColumn("IBLR", "iblr", (("variant", "mulan"),), reading=_MULAN, tables=("Table 3",)),
             PaperColumn("BRkNNa", "brknna", reading="BRkNN-a", tables=("Table 3", "Table 12")),
             PaperColumn("BRkNNa", "brknna:skml", reading=_SKML + ": plain BR-kNN", tables=("Table 3", "Table 12")),
             PaperColumn("MLKNN", "mlknn", (("smoothing", 1.0),), reading="posterior", tables=("Table 3", "Table 12")),
