@@ -6,12 +6,14 @@ backend: parameters, input preparation, chunking of the queries and threads.
 """
 
 import threading
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._param_validation import get_chunk_n_rows
+from ..utils._typing import MatrixLike, NDArray
 from ._base import register_backend
 from ._contract import (
     check_metric,
@@ -84,16 +86,22 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
     # GEMM flops); False: the plain chunked path (the tests compare the two).
     _symmetric_loo = True
 
-    def __init__(self, metric="euclidean", working_memory=256, n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        metric: str = "euclidean",
+        working_memory: float | None = 256,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.metric = metric
         self.working_memory = working_memory
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _prepare(self, X):
+    def _prepare(self, X: MatrixLike) -> MatrixLike:
         return prepare_points(X, self.metric, order="C")
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> "BruteNeighbors":
         """Index the training points.
 
         Parameters
@@ -115,7 +123,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def kneighbors(self, X=None, n_neighbors=10, return_distance=True):
+    def kneighbors(
+        self, X: MatrixLike = None, n_neighbors: int = 10, return_distance: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]] | NDArray[np.intp]:
         """Find the ``n_neighbors`` nearest training points of each query.
 
         Parameters
@@ -160,7 +170,7 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         starts = range(0, n_q, chunk)
         local = threading.local()
 
-        def work(start):
+        def work(start: int) -> None:
             buf = getattr(local, "buf", None)
             if buf is None and self._fit_aug is not None:
                 buf = local.buf = np.empty((chunk, n_fit), dtype=gemm_dtype)
@@ -171,7 +181,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         _map_chunks(work, starts, workers)
         return self._finish_distances(dist, ind, return_distance)
 
-    def _finish_distances(self, dist, ind, return_distance):
+    def _finish_distances(
+        self, dist: NDArray[np.float64], ind: NDArray[np.intp], return_distance: bool
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]] | NDArray[np.intp]:
         """Squared distances to the metric's (in place), and kneighbors' return value."""
         if self.metric == "euclidean":
             np.sqrt(dist, out=dist)
@@ -179,7 +191,7 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
             dist *= 0.5  # |a-b|^2 = 2 - 2cos for unit vectors
         return (dist, ind) if return_distance else ind
 
-    def _workers(self, n_q, n_fit):
+    def _workers(self, n_q: int, n_fit: int) -> int:
         """Threads for kneighbors: 1 for small searches, else n_jobs (default: the
         number of BLAS threads, so that a caller's threadpool limit is respected)."""
         if n_q * n_fit * max(self.n_features_in_, 1) < _PARALLEL_MIN_WORK:
@@ -187,7 +199,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         return resolve_n_jobs(self.n_jobs)
 
 
-def _make_brute(metric="euclidean", n_jobs=None, random_state=None, **params):
+def _make_brute(
+    metric: str = "euclidean", n_jobs: int | None = None, random_state: Any = None, **params: Any
+) -> BruteNeighbors:
     return BruteNeighbors(metric=metric, n_jobs=n_jobs, random_state=random_state, **params)
 
 

@@ -39,8 +39,18 @@ version are gone (see docs/performance.md for the measurements). No n x n matrix
 allocated: a chunk is ``chunk_rows x n_train``.
 """
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+
+from ..utils._typing import MatrixLike, NDArray, SparseMatrix
+
+# The GEMM's keys (float32 for dense data; float32/float64 for sparse), row/column
+# indices of candidates.
+Keys = NDArray[np.floating[Any]]
+Index = NDArray[np.intp]
 
 # Relative rounding error of the GEMM that step 2 must cover, relative to
 # |q|^2 + max |x|^2 (in units of v = |x|^2/2 - q.x, so 2x the bound of the expansion).
@@ -71,7 +81,16 @@ class _ExactKernel:
     ``_chunk`` answers one chunk of queries (squared distances and indices).
     """
 
-    def _fit_keys(self, X):
+    _fit_X: MatrixLike
+    _fit_sqnorm: NDArray[np.float64]
+    _fit_sqnorm_max: float
+    _fit_aug: Keys | None
+    _key_X: SparseMatrix | None
+    _center: NDArray[np.float64]
+    _key_sqnorm: NDArray[np.float64]
+    _key_sqnorm_max: float
+
+    def _fit_keys(self, X: MatrixLike) -> None:
         """Store the prepared training points ``X`` in step 1's layout."""
         self._fit_sqnorm = _row_sqnorms(X)
         if sp.issparse(X):
@@ -114,7 +133,9 @@ class _ExactKernel:
             self._key_sqnorm_max = float(csq.max(initial=0.0))
         self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
 
-    def _ranking_keys(self, Qc, qn, buf):
+    def _ranking_keys(
+        self, Qc: MatrixLike, qn: NDArray[np.float64], buf: Keys | None
+    ) -> tuple[Keys, NDArray[np.float64]]:
         """Step 1: ``v = |x|^2 / 2 - q.x`` for every pair, shape (rows, n_fit).
 
         Also returns, per row, the scale of the keys' rounding error (|q|^2 +
@@ -131,7 +152,7 @@ class _ExactKernel:
             Qa[:, d] = 1.0
             q64 = Qa[:, :d].astype(np.float64)
             scale = np.einsum("ij,ij->i", q64, q64) + self._key_sqnorm_max
-            return np.matmul(Qa, aug.T, out=buf[:n_rows]), scale
+            return np.matmul(Qa, aug.T, out=None if buf is None else buf[:n_rows]), scale
         prod = Qc @ X.T
         D = prod.toarray() if sp.issparse(prod) else np.asarray(prod)
         if not D.flags.c_contiguous:
@@ -141,13 +162,14 @@ class _ExactKernel:
         np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
         return D, qn + self._fit_sqnorm_max
 
-    def _transposed_keys(self, Qc):
+    def _transposed_keys(self, Qc: MatrixLike) -> Keys:
         """Step 1 for sparse training data: keys laid out (n_fit, rows), as ``X @ q``.
 
         The chunk's queries are dense (d x rows, cache-resident): scipy's
         csr_matvecs streams X once and writes contiguous rows.
         """
         Xk = self._key_X
+        assert Xk is not None, "sparse training data only"
         dt = Xk.dtype
         d = Xk.shape[1] - 1
         Qa = np.empty((d + 1, Qc.shape[0]), dtype=dt)  # [-q; 1], one column per query
@@ -158,7 +180,9 @@ class _ExactKernel:
             V = np.ascontiguousarray(V, dtype=dt)
         return V
 
-    def _chunk(self, Qc, qn, loo_offset, k, buf=None):
+    def _chunk(
+        self, Qc: MatrixLike, qn: NDArray[np.float64], loo_offset: int | None, k: int, buf: Keys | None = None
+    ) -> tuple[NDArray[np.float64], Index]:
         """Squared distances and indices of the k nearest training points of a chunk."""
         X = self._fit_X
         n_rows = Qc.shape[0]
@@ -171,19 +195,29 @@ class _ExactKernel:
         r, c = _candidates(V, scale, loo_offset, k, fit_axis)
         return self._finish(Qc, qn, r, c, k, n_rows)
 
-    def _finish(self, Qc, qn, r, c, k, n_rows):
+    def _finish(
+        self, Qc: MatrixLike, qn: NDArray[np.float64] | None, r: Index, c: Index, k: int, n_rows: int
+    ) -> tuple[NDArray[np.float64], Index]:
         """Exact recomputation on the candidates (r, c), then (row, distance, index) order."""
         exact = _exact_sqdist(Qc, self._fit_X, qn, self._fit_sqnorm, r, c)
         return _topk_sorted(r, c, exact, k, n_rows)
 
 
-def _unravel(flat, shape, fit_axis):
+def _unravel(flat: Index, shape: tuple[int, ...], fit_axis: int) -> tuple[Index, Index]:
     """(row, column) of flat positions in a 2-D array whose training axis is ``fit_axis``."""
     a, b = np.divmod(flat, shape[1])
     return (b, a) if fit_axis == 0 else (a, b)
 
 
-def _candidates(V, scale, loo_offset, k, fit_axis, cap=None, bound=True):
+def _candidates(
+    V: Keys,
+    scale: NDArray[np.float64],
+    loo_offset: int | None,
+    k: int,
+    fit_axis: int,
+    cap: NDArray[np.float64] | None = None,
+    bound: bool = True,
+) -> tuple[Index, Index]:
     """Steps 2-3 of the module docstring on one chunk of ranking keys.
 
     ``V`` holds the keys, training points along ``fit_axis`` (1: query-major
@@ -247,7 +281,9 @@ def _candidates(V, scale, loo_offset, k, fit_axis, cap=None, bound=True):
     return r, c
 
 
-def _threshold(kth, scale, dtype, finite=False):
+def _threshold(
+    kth: NDArray[np.float64], scale: NDArray[np.float64], dtype: np.dtype[Any], finite: bool = False
+) -> Keys:
     """Step 2's threshold in the keys' dtype: the bound ``kth`` plus twice the GEMM
     rounding bound. ``finite``: capped at the largest finite value, so that an
     excluded (+inf) entry never passes where no finite bound is known yet (``kth`` =
@@ -257,13 +293,15 @@ def _threshold(kth, scale, dtype, finite=False):
     return np.minimum(thr, np.finfo(dtype).max) if finite else thr
 
 
-def _group_size(n_fit, k):
+def _group_size(n_fit: int, k: int) -> int:
     """Columns per group of step 2: about sqrt(n / 2k), at most 32, and at least
     4k groups (so the k-th group minimum is a tight bound)."""
     return max(1, min(_GROUP, n_fit // (4 * k), int(np.sqrt(n_fit / (2.0 * k)))))
 
 
-def _topk_sorted(rows, cols, values, k, n_rows):
+def _topk_sorted(
+    rows: NDArray[np.integer[Any]], cols: Index, values: NDArray[np.floating[Any]], k: int, n_rows: int
+) -> tuple[NDArray[Any], Index]:
     """The first ``k`` (value, column) pairs of each row in (value, column) order.
 
     ``rows``, ``cols``, ``values`` list candidate entries in any order; every row
@@ -303,7 +341,7 @@ def _topk_sorted(rows, cols, values, k, n_rows):
     return values[take], cols[take]
 
 
-def _map_chunks(work, starts, workers):
+def _map_chunks(work: Callable[[int], object], starts: Sequence[int], workers: int) -> None:
     """``work(start)`` for every chunk start, on ``workers`` threads.
 
     Chunks in parallel, each with single-threaded BLAS: the selection and exact
@@ -323,7 +361,7 @@ def _map_chunks(work, starts, workers):
             list(pool.map(work, starts))
 
 
-def _round_toward(values, dtype, down):
+def _round_toward(values: NDArray[np.float64], dtype: np.dtype[Any], down: bool) -> Keys:
     """``values`` (float64) cast to ``dtype``, rounded down (or up) so that the
     comparison ``key <= result`` in ``dtype`` stays on the safe side."""
     out = np.asarray(values, dtype=np.float64).astype(dtype)
@@ -336,14 +374,16 @@ def _round_toward(values, dtype, down):
     return out
 
 
-def _row_sqnorms(X):
+def _row_sqnorms(X: MatrixLike) -> NDArray[np.float64]:
     if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        sq: NDArray[np.float64] = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        return sq
     X64 = X.astype(np.float64, copy=False)
-    return np.einsum("ij,ij->i", X64, X64)
+    dense: NDArray[np.float64] = np.einsum("ij,ij->i", X64, X64)
+    return dense
 
 
-def _l2_normalize(X):
+def _l2_normalize(X: MatrixLike) -> MatrixLike:
     norms = np.sqrt(_row_sqnorms(X))
     norms[norms == 0] = 1.0  # an all-zero row stays zero (distance 1 to all)
     if sp.issparse(X):
@@ -351,7 +391,7 @@ def _l2_normalize(X):
     return (X / norms[:, None]).astype(X.dtype, copy=False)
 
 
-def _contiguous_base(X):
+def _contiguous_base(X: NDArray[Any]) -> NDArray[Any]:
     """The C-contiguous array whose leading columns X is, or X itself."""
     base = X.base
     if (
@@ -368,7 +408,15 @@ def _contiguous_base(X):
     return X
 
 
-def _exact_sqdist(Qc, X, qn, xn, r, c, block=None):
+def _exact_sqdist(
+    Qc: MatrixLike,
+    X: MatrixLike,
+    qn: NDArray[np.float64] | None,
+    xn: NDArray[np.float64] | None,
+    r: NDArray[np.integer[Any]],
+    c: NDArray[np.integer[Any]],
+    block: int | None = None,
+) -> NDArray[np.float64]:
     """Squared distances of the pairs (Qc[r], X[c]) in float64, block by block.
 
     Direct differences, dense or sparse, so that identical rows give exactly 0.
