@@ -23,7 +23,9 @@ Competitors:
 * ``mlknn faiss``  - the exact faiss backend (flat index + exact re-ranking), if installed.
 
 ``cpu ratio``: the same comparison (mlknn brute / GEMM-only) in CPU time on one
-thread, which does not depend on what else runs on the machine.
+thread, which does not depend on what else runs on the machine; beside it the
+plain chunked path (``_symmetric_loo = False``: every pair computed twice, the
+kernel before the symmetric leave-one-out path) in the same run.
 """
 
 import numpy as np
@@ -75,7 +77,7 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None, cpu_check=True):
         gflops = 2.0 * n * n * d / bound / 1e9
         square_rate = square_gemm_gflops(t["square"])
         square_bound = 2.0 * n * n * d / (square_rate * 1e9)
-        cpu, cpu_square = cpu_ratio(X, k) if cpu_check else (None, None)
+        cpu, cpu_square, cpu_plain = cpu_ratio(X, k) if cpu_check else (None, None, None)
         same_legacy = np.array_equal(results["ours"][1], results["legacy"][1])
         same_faiss = has_faiss and np.array_equal(results["ours"][1], results["faiss"][1])
         sk_agree = float(np.mean(results["ours"][1] == results["sk"][1]))
@@ -89,6 +91,7 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None, cpu_check=True):
             "faiss_over_ours": None if t["faiss"] is None else t["faiss"] / t["ours"],
             "same_as_legacy": same_legacy, "same_as_faiss": same_faiss, "sklearn_agreement": sk_agree,
             "cpu_ratio": cpu, "cpu_ratio_square": cpu_square,
+            "cpu_ratio_square_plain": cpu_plain,
         })
         log(f"  bound {bound:.2f}s square bound {square_bound:.2f}s ours {t['ours']:.2f}s "
             f"({t['ours'] / bound:.2f}x, {t['ours'] / square_bound:.2f}x square) "
@@ -102,7 +105,9 @@ def cpu_ratio(X, k=10):
     Wall-clock ratios on a shared machine wander; with a single BLAS thread and
     ``time.process_time`` the ratios measure the work mlknn does beyond the matrix
     products (selection, exact recomputation, sorting), whatever the load.
-    Returns ``(ours / skinny GEMM-only pass, ours / square-GEMM bound)``.
+    Returns ``(ours / skinny GEMM-only pass, ours / square-GEMM bound, the plain
+    path / square-GEMM bound)``; the plain path is the same kernel with the
+    symmetric leave-one-out path off (each pair computed twice).
     """
     import time
 
@@ -112,15 +117,22 @@ def cpu_ratio(X, k=10):
 
     n, d = X.shape
     best = {}
+
+    def plain():
+        index = BruteNeighbors(n_jobs=1).fit(X)
+        index._symmetric_loo = False
+        index.kneighbors(None, k)
+
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(2):
             for name, fn in (("square", square_gemm), ("gemm", lambda: gemm_only(X, 256)),
-                             ("ours", lambda: BruteNeighbors(n_jobs=1).fit(X).kneighbors(None, k))):
+                             ("ours", lambda: BruteNeighbors(n_jobs=1).fit(X).kneighbors(None, k)),
+                             ("plain", plain)):
                 t = time.process_time()
                 fn()
                 best[name] = min(best.get(name, float("inf")), time.process_time() - t)
     square_bound = 2.0 * n * n * d / (square_gemm_gflops(best["square"]) * 1e9)
-    return best["ours"] / best["gemm"], best["ours"] / square_bound
+    return best["ours"] / best["gemm"], best["ours"] / square_bound, best["plain"] / square_bound
 
 
 def table(rows):
@@ -128,12 +140,13 @@ def table(rows):
               "GEMM-only pass = skinny bound (s)", "mlknn brute (s)", "x skinny bound", "v0 (s)", "v0 x bound",
               "speed-up vs v0", "sklearn brute (s)", "sklearn / mlknn", "faiss exact (s)", "faiss / mlknn",
               "same indices (v0, faiss)", "sklearn agreement", "cpu ratio (1 thread): x skinny",
-              "x square"]
+              "x square", "plain path x square"]
     body = [[r["n"], r["square_gflops"], r["square_bound_s"], r["ratio_square"], r["gflops"], r["bound_s"],
              r["ours_s"], r["ratio_bound"], r["legacy_s"],
              r["legacy_ratio_bound"], r["speedup_vs_legacy"], r["sklearn_s"], r["sklearn_over_ours"],
              r["faiss_s"], r["faiss_over_ours"], f"{r['same_as_legacy']}, {r['same_as_faiss']}",
-             f"{r['sklearn_agreement']:.4f}", r["cpu_ratio"], r.get("cpu_ratio_square")] for r in rows]
+             f"{r['sklearn_agreement']:.4f}", r["cpu_ratio"], r.get("cpu_ratio_square"),
+             r.get("cpu_ratio_square_plain")] for r in rows]
     return markdown_table(header, body)
 
 
