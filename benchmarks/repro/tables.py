@@ -1,0 +1,58 @@
+"""Markdown tables of docs/reproduction.md from ``mlknn reproduce``'s comparison.csv files.
+
+    python benchmarks/repro/tables.py cells results/reproduce-mlhiknn2025/comparison.csv
+    python benchmarks/repro/tables.py counts results/reproduce-dmlknn2011/comparison.csv
+
+``cells``: one row per published cell and reading (paper, ours, z, within 2 sd);
+``counts``: cells within 2 sd per dataset and column (one column per reading).
+"""
+
+import csv
+import sys
+from collections import defaultdict
+
+
+def _rows(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def cells(path):
+    print("| dataset | paper column | ours | paper | ours | z | within 2 sd |")
+    print("|---|---|---|---|---|---|---|")
+    for r in _rows(path):
+        sd = "" if r["paper_std"] in ("", "None") else f" ± {float(r['paper_std']):.3f}"
+        ours = "-" if r["our_mean"] in ("", "nan") else f"{float(r['our_mean']):.3f} ± {float(r['our_std']):.3f}"
+        z = "-" if r["z"] in ("", "nan") else f"{float(r['z']):+.2f}"
+        within = {"True": "yes", "False": "no"}.get(r["within_2sd"], "-")
+        print(f"| {r['dataset']} | {r['paper_algorithm']} | {r['ours']} | {float(r['paper_mean']):.3f}{sd} | "
+              f"{ours} | {z} | {within} |")
+
+
+def counts(path):
+    got = defaultdict(lambda: [0, 0])
+    datasets, readings = [], []
+    for r in _rows(path):
+        key = (r["dataset"], r["ours"])
+        if r["dataset"] not in datasets:
+            datasets.append(r["dataset"])
+        if r["ours"] not in readings:
+            readings.append(r["ours"])
+        got[key][1] += 1
+        got[key][0] += r["within_2sd"] == "True"
+    print("| dataset | " + " | ".join(readings) + " |")
+    print("|---|" + "---|" * len(readings))
+    total = [0, 0]
+    for d in datasets:
+        cells_ = []
+        for rd in readings:
+            n_in, n = got.get((d, rd), (0, 0))
+            total[0] += n_in
+            total[1] += n
+            cells_.append(f"{n_in}/{n}" if n else "-")
+        print(f"| {d} | " + " | ".join(cells_) + " |")
+    print(f"\nTotal {total[0]}/{total[1]}.")
+
+
+if __name__ == "__main__":
+    {"cells": cells, "counts": counts}[sys.argv[1]](sys.argv[2])
