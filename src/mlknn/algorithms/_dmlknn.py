@@ -351,11 +351,12 @@ class DMLkNN(KNNMultiLabelBase):
         cx = np.asarray(cx)
         B = cx.shape[0]
         # (C, B): group column (l, j) violates the window of query b.
-        viol = (np.abs(self._col_count[:, None] - cx.T[self._col_label]) > self.delta_).astype(dt)
-        high = (cx.T > self.delta_).astype(dt)  # (q, B): c_x(l) > delta
-        violations = np.asarray(self._g_nonzero_cols @ viol)  # (G, B)
-        violations += high.sum(axis=0)[None, :]
-        violations -= np.asarray(self._g_nonzero_labels @ high)
+        # (Few (column, query) pairs violate: the products follow their non-zeros.)
+        viol = np.abs(self._col_count[:, None] - cx.T[self._col_label]) > self.delta_
+        high = cx.T > self.delta_  # (q, B): c_x(l) > delta
+        violations = _count_product(self._g_nonzero_cols, viol, dt)  # (G, B)
+        violations += high.sum(axis=0, dtype=dt)[None, :]
+        violations -= _count_product(self._g_nonzero_labels, high, dt)
         qualifying = (violations == 0).astype(dt)  # step 9 on every label; (G, B)
         del viol, violations
         col_pos = np.asarray(self._col_pos_T @ qualifying)  # (C, B)
@@ -394,3 +395,14 @@ class DMLkNN(KNNMultiLabelBase):
         if self.variant == "mulan":  # MULAN: Pin >= Pout
             return (joint1 >= joint0).astype(np.uint8)
         return map_decision(joint1, joint0)  # eq 9 / step 16, ties -> 0
+
+
+def _count_product(A: SparseMatrix, M: NDArray[np.bool_], dt: Any) -> NDArray[Any]:
+    """``A @ M`` for a sparse 0/1 matrix A and a mostly-zero boolean M, as a dense array.
+
+    M is made sparse first, so that the cost follows its non-zeros (on delicious
+    8.5 % of the violation matrix, 0.2 % of ``high``) rather than its size. Sums
+    of ones: exact in float32 below 2**24.
+    """
+    out = A @ sp.csr_matrix(M, dtype=dt)
+    return np.asarray(out.toarray(), dtype=dt)
