@@ -12,6 +12,11 @@ moved during the dataset's runs, and the load average is printed per run).
 ``--profile`` runs each child under cProfile and prints its top functions by
 cumulative time: where the time goes.
 
+Each run records wall-clock seconds and the child's CPU seconds (all its
+threads, ``time.process_time``) of fit + predict; on a shared, oversubscribed
+machine the CPU-time ratio is the steadier of the two. An estimator may be
+given with parameters, e.g. ``"IBLR(C=1.0)"`` or ``"IBLR(tol=1e-4)"``.
+
 Usage::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MLKNN_DATA=/path/to/datasets \\
@@ -22,6 +27,7 @@ Prints one JSON line per run, then a markdown table.
 """
 
 import argparse
+import ast
 import json
 import os
 import sys
@@ -38,11 +44,11 @@ import mlknn
 from mlknn.datasets import load
 
 warnings.simplefilter("ignore")
-name, est_name, profile = {name!r}, {est!r}, {profile!r}
+name, est_name, params, profile = {name!r}, {est!r}, {params!r}, {profile!r}
 data = load(name)
 Y = data.Y.toarray() if hasattr(data.Y, "toarray") else np.asarray(data.Y)
 Xtr, Xte, Ytr, Yte = train_test_split(data.X, Y, test_size=0.5, random_state=0)
-est = getattr(mlknn, est_name)()
+est = getattr(mlknn, est_name)(**params)
 
 def run():
     est.fit(Xtr, Ytr)
@@ -51,21 +57,35 @@ def run():
 if profile:
     import cProfile, io, pstats
     prof = cProfile.Profile()
-    t = time.perf_counter(); prof.enable(); run(); prof.disable(); wall = time.perf_counter() - t
+    t = time.perf_counter(); c = time.process_time()
+    prof.enable(); run(); prof.disable()
+    wall = time.perf_counter() - t; cpu = time.process_time() - c
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(14)
     sys.stderr.write(out.getvalue())
 else:
-    t = time.perf_counter(); run(); wall = time.perf_counter() - t
+    t = time.perf_counter(); c = time.process_time(); run()
+    wall = time.perf_counter() - t; cpu = time.process_time() - c
 print(json.dumps({{"dataset": name, "estimator": est_name, "n_train": int(Xtr.shape[0]),
-                  "q": int(Ytr.shape[1]), "seconds": wall,
+                  "q": int(Ytr.shape[1]), "seconds": wall, "cpu_seconds": cpu,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "loadavg": " ".join(f"{{x:.1f}}" for x in os.getloadavg())}}))
 '''
 
 
-def run_one(name, est, timeout, profile):
-    code = CHILD.format(name=name, est=est, profile=profile)
+def parse_spec(spec):
+    """``"IBLR(C=1.0, tol=1e-4)"`` -> ``("IBLR", {"C": 1.0, "tol": 1e-4})``."""
+    if "(" not in spec:
+        return spec, {}
+    call = ast.parse(spec, mode="eval").body
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.args:
+        raise ValueError(f"estimator spec {spec!r}: expected Name or Name(key=value, ...)")
+    return call.func.id, {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+
+
+def run_one(name, spec, timeout, profile):
+    est, params = parse_spec(spec)
+    code = CHILD.format(name=name, est=est, params=params, profile=profile)
     try:
         if profile:
             import subprocess
@@ -79,9 +99,11 @@ def run_one(name, est, timeout, profile):
             out = res.stdout
         else:
             out = run_subprocess(code, timeout=timeout)
-        return json.loads(out.strip().splitlines()[-1])
+        res = json.loads(out.strip().splitlines()[-1])
+        res["estimator"] = spec
+        return res
     except Exception as exc:  # a timeout or a crash is a result too
-        return {"dataset": name, "estimator": est, "seconds": None, "error": type(exc).__name__,
+        return {"dataset": name, "estimator": spec, "seconds": None, "error": type(exc).__name__,
                 "loadavg": load_average()}
 
 
@@ -102,21 +124,25 @@ def main(argv=None):
             res = run_one(name, est, args.timeout, args.profile)
             print(json.dumps(res), flush=True)
             runs.setdefault(est, []).append(res)
-        base = [r["seconds"] for r in runs["MLkNN"] if r.get("seconds")]
-        base_mean = sum(base) / len(base) if base else None
+        base = {key: _mean([r.get(key) for r in runs["MLkNN"]]) for key in ("seconds", "cpu_seconds")}
         for est, results in runs.items():
             r = results[0]
-            secs = r.get("seconds")
-            if est == "MLkNN":
-                secs = base_mean
-            ratio = None if secs is None or not base_mean else secs / base_mean
+            secs = {key: base[key] if est == "MLkNN" else r.get(key) for key in base}
+            ratio = {key: None if secs[key] is None or not base[key] else secs[key] / base[key] for key in base}
             rows.append([name, r.get("q", "?"), est,
-                         secs if secs is not None else f">{args.timeout:.0f} s ({r.get('error')})",
-                         ratio, r.get("peak_rss_mb"), r.get("loadavg")])
+                         secs["seconds"] if secs["seconds"] is not None
+                         else f">{args.timeout:.0f} s ({r.get('error')})",
+                         ratio["seconds"], secs["cpu_seconds"], ratio["cpu_seconds"],
+                         r.get("peak_rss_mb"), r.get("loadavg")])
     print()
     print(f"BLAS: {info.get('blas')}; load average at start {info.get('loadavg_start')}")
-    print(markdown_table(["dataset", "q", "estimator", "fit + predict (s)", "x MLkNN", "peak RSS (MB)",
-                          "load avg"], rows))
+    print(markdown_table(["dataset", "q", "estimator", "fit + predict (s)", "x MLkNN", "CPU (s)",
+                          "x MLkNN (CPU)", "peak RSS (MB)", "load avg"], rows))
+
+
+def _mean(values):
+    values = [v for v in values if v]
+    return sum(values) / len(values) if values else None
 
 
 if __name__ == "__main__":
