@@ -98,3 +98,27 @@ def test_topk_sorted_shortcut_equals_lexsort(ties):
         take = starts[:, None] + np.arange(k)
         np.testing.assert_array_equal(c, cols[order][take])
         np.testing.assert_array_equal(d, values[order][take])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_chunk_loo_gram_keys_equal_the_chunked_path(metric, dtype):
+    # One chunk holding every training point: keys from the symmetric Gram matrix
+    # (numpy's syrk); several chunks (the plain path): the same answer bit for bit.
+    from mlknn.neighbors import BruteNeighbors
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((500, 7)).astype(dtype)
+    Xi = rng.integers(0, 3, size=(400, 3)).astype(dtype)  # ties and duplicates
+    Xi[::9] = Xi[1::9][: Xi[::9].shape[0]]
+    for data, k in ((X, 10), (Xi, 12), (X + 1e3, 3)):
+        one = BruteNeighbors(metric=metric).fit(data)
+        got = one.kneighbors(None, k)
+        assert hasattr(one, "_loo_Xc")  # the one-chunk Gram path ran
+        chunked = BruteNeighbors(metric=metric, working_memory=0.2).fit(data)
+        chunked._symmetric_loo = False
+        want = chunked.kneighbors(None, k)
+        assert not hasattr(chunked, "_loo_Xc")
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(one.kneighbors(None, k)[1], want[1])  # the cached copy

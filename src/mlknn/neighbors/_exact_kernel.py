@@ -89,10 +89,12 @@ class _ExactKernel:
     _center: NDArray[np.float64]
     _key_sqnorm: NDArray[np.float64]
     _key_sqnorm_max: float
+    _loo_Xc: tuple[Keys, Keys]
 
     def _fit_keys(self, X: MatrixLike) -> None:
         """Store the prepared training points ``X`` in step 1's layout."""
         self._fit_sqnorm = _row_sqnorms(X)
+        self.__dict__.pop("_loo_Xc", None)  # _loo_keys' copy of the previous fit
         if sp.issparse(X):
             self._fit_aug = None
             self._fit_X = X
@@ -162,6 +164,25 @@ class _ExactKernel:
         np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
         return D, qn + self._fit_sqnorm_max
 
+    def _loo_keys(self, buf: Keys | None) -> tuple[Keys, NDArray[np.float64]]:
+        """Step 1 when one chunk holds every training point as a query (dense, LOO).
+
+        The Gram matrix of the centred points is symmetric: numpy hands ``Xc @ Xc.T``
+        to BLAS's syrk (half the products), then ``v = |x|^2 / 2 - G`` in place. The
+        same keys up to rounding, within the same bound (yeast: 3.0 instead of 3.8 ms).
+        """
+        aug = self._fit_aug
+        assert aug is not None, "dense training data only"
+        # One contiguous buffer on both sides: numpy's syrk case (a strided view is
+        # not). Kept after the first call: at most _MAX_CHUNK_ROWS x d floats.
+        cached = getattr(self, "_loo_Xc", None)
+        if cached is None:
+            cached = self._loo_Xc = (np.ascontiguousarray(aug[:, :-1]), np.ascontiguousarray(aug[:, -1]))
+        Xc, half = cached  # half: contiguous, a strided broadcast costs a third more
+        G = np.matmul(Xc, Xc.T, out=None if buf is None else buf[: aug.shape[0]])
+        np.subtract(half, G, out=G)  # |x_j|^2 / 2 - x_i . x_j
+        return G, self._key_sqnorm + self._key_sqnorm_max
+
     def _transposed_keys(self, Qc: MatrixLike) -> Keys:
         """Step 1 for sparse training data: keys laid out (n_fit, rows), as ``X @ q``.
 
@@ -190,6 +211,8 @@ class _ExactKernel:
         if key_X is not None and X.shape[1] * n_rows * key_X.dtype.itemsize <= _DENSE_Q_BYTES:
             V, fit_axis = self._transposed_keys(Qc), 0  # (n_fit, rows)
             scale = qn + self._fit_sqnorm_max
+        elif loo_offset == 0 and n_rows == X.shape[0] and self._fit_aug is not None:
+            (V, scale), fit_axis = self._loo_keys(buf), 1  # the whole LOO graph in one chunk
         else:
             (V, scale), fit_axis = self._ranking_keys(Qc, qn, buf), 1  # (rows, n_fit)
         r, c = _candidates(V, scale, loo_offset, k, fit_axis)
