@@ -263,7 +263,9 @@ def _candidates(
         else:
             V[rows, rows + loo_offset] = np.inf
     # Step 2: an upper bound on the k-th smallest key, from interleaved groups.
-    m = _group_size(n_fit, k)
+    # Without a partition (bound=False) nothing needs many groups: the largest size
+    # makes the group minima and their comparison smallest.
+    m = _group_size(n_fit, k) if bound else max(1, min(_GROUP, n_fit))
     n_groups = n_fit // m
     body = m * n_groups
     bound = bound and n_groups + n_fit - body >= k
