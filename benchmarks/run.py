@@ -151,6 +151,9 @@ def _graph_note(rows):
     out = []
     for r in rows:
         cpu = "" if r.get("cpu_ratio") is None else f", {r['cpu_ratio']:.2f}x in one-thread CPU time"
+        if r.get("cpu_ratio_square") is not None:
+            cpu += (f"; one-thread CPU time over the square-GEMM bound {r['cpu_ratio_square']:.2f}x "
+                    f"(the plain path, each pair computed twice: {r['cpu_ratio_square_plain']:.2f}x)")
         out.append(f"n = {r['n']}: mlknn brute at {r['ratio_square']:.2f}x the square-GEMM bound and "
                    f"{r['ratio_bound']:.2f}x the skinny-GEMM bound{cpu} "
                    f"(v0: {r['legacy_ratio_bound']:.2f}x), {r['sklearn_over_ours']:.2f}x faster than "
