@@ -95,6 +95,27 @@ def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
         assert_same(sym, plain)
 
 
+def test_pruning_the_pool_at_every_piece_changes_nothing(spy, monkeypatch):
+    import mlknn.neighbors._exact_loo as loo
+
+    monkeypatch.setattr(loo, "_PRUNE_MIN", 0)
+    monkeypatch.setattr(loo, "_prune", counting := _Counting(loo._prune))
+    rng = np.random.default_rng(12)
+    for X, k in ((rng.standard_normal((900, 8)), 6), (tie_heavy(rng, 700), 9)):
+        sym, plain = both_paths(X, k, working_memory=0.2)
+        assert_same(sym, plain)
+    assert counting.calls >= 4  # per data set: pruned during the blocks and at the end
+
+
+class _Counting:
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.fn(*args)
+
+
 def test_one_block_and_sparse_take_the_plain_path(spy):
     import scipy.sparse as sp
 

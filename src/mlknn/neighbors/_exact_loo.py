@@ -18,7 +18,8 @@ then all later columns at once. Per row, a running state (n x k) holds the k
 smallest keys seen; its largest is an upper bound ``U`` on the row's final k-th key
 (the ``cap`` of ``_candidates``), so a piece only passes the entries within twice the
 rounding bound of ``min(U, the piece's own bound)``. The passing entries of every
-piece are kept (a pool of about n (k + k ln(n / b)) entries, no n x n array); at the
+piece are kept (a pool of about n (k + k ln(n / b)) entries, pruned against the
+current bounds whenever it passes 4 n k; no n x n array); at the
 end each row keeps those within the rounding band of its final ``U``, and the same
 exact float64 recomputation and (distance, index) ordering as the plain path
 (``_ExactKernel._finish``) give the result. Exactness: each piece's threshold is at
@@ -41,6 +42,9 @@ from ._exact_kernel import _candidates, _map_chunks, _threshold
 
 Keys = NDArray[np.floating[Any]]
 Index = NDArray[np.intp]
+
+# The pool is pruned when it passes max(4 n k, this many) entries.
+_PRUNE_MIN = 1 << 20
 
 
 class _LooKernel(Protocol):
@@ -114,6 +118,21 @@ def _from_sortable_bits(packed: NDArray[np.uint64]) -> NDArray[np.float32]:
     return np.where(pos, bits & np.uint32(0x7FFFFFFF), ~bits).view(np.float32)
 
 
+def _prune(
+    pool: list[tuple[Index, Index, Keys]], cap: NDArray[np.float64], scale: NDArray[np.float64], dtype: np.dtype[Any]
+) -> tuple[Index, Index, Keys]:
+    """The pooled entries still within the rounding band of their row's bound ``cap``.
+
+    ``cap`` only decreases, and the threshold is monotone in it, so an entry dropped
+    now would be dropped by the final filter too.
+    """
+    rows = np.concatenate([p[0] for p in pool])
+    cols = np.concatenate([p[1] for p in pool])
+    keys = np.concatenate([p[2] for p in pool])
+    ok = keys <= _threshold(cap, scale, dtype)[rows]
+    return rows[ok], cols[ok], keys[ok]
+
+
 def symmetric_loo(
     kernel: _LooKernel, k: int, block: int, workers: int
 ) -> tuple[NDArray[np.float64], Index]:
@@ -134,12 +153,21 @@ def symmetric_loo(
     scale = kernel._key_sqnorm + kernel._key_sqnorm_max
     state = _RunningTopK(n, k, aug.dtype)
     pool: list[tuple[Index, Index, Keys]] = []
+    # Entries pooled since the last pruning, and the size that triggers the next:
+    # pruning keeps the pool near n (k + band) instead of n k ln(n / b) (large n).
+    pooled, limit = [0], [max(4 * n * k, _PRUNE_MIN)]
     local = threading.local()
 
     def keep(rows: Index, cols: Index, V: Keys, flat: Index) -> None:
         keys = np.take(V.reshape(-1), flat)
-        pool.append((rows, cols, keys))  # list.append is atomic
         state.offer(rows, keys)
+        with state.lock:
+            pool.append((rows, cols, keys))
+            pooled[0] += rows.size
+            if pooled[0] > limit[0]:
+                pool[:] = [_prune(pool, state.cap, scale, aug.dtype)]
+                pooled[0] = pool[0][0].size
+                limit[0] = max(limit[0], 2 * pooled[0])
 
     def step(a: int) -> None:
         b = min(a + block, n)
@@ -167,13 +195,10 @@ def symmetric_loo(
 
     starts = range(0, n, block)
     _map_chunks(step, starts, workers)
-    rows = np.concatenate([p[0] for p in pool])
-    cols = np.concatenate([p[1] for p in pool])
-    keys = np.concatenate([p[2] for p in pool])
-    pool.clear()
     # The final thresholds: the same rule as every piece's, on the final bounds.
-    ok = keys <= _threshold(state.cap, scale, aug.dtype)[rows]
-    packed = np.sort((rows[ok].astype(np.uint64) << np.uint64(32)) | cols[ok].astype(np.uint64))
+    rows, cols, _ = _prune(pool, state.cap, scale, aug.dtype)
+    pool.clear()
+    packed = np.sort((rows.astype(np.uint64) << np.uint64(32)) | cols.astype(np.uint64))
     rows = (packed >> np.uint64(32)).astype(np.intp)
     cols = (packed & np.uint64(0xFFFFFFFF)).astype(np.intp)
     edges = np.searchsorted(rows, np.append(np.asarray(starts), n))
