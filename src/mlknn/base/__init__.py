@@ -21,6 +21,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+# The ``hubness`` parameter's constraint, defined beside the reductions: an estimator
+# that accepts it adds ``"hubness": HUBNESS_CONSTRAINT`` to its constraints, and the
+# base class then widens the search and re-ranks every graph.
+from ..hubness._constraints import HUBNESS_CONSTRAINT as HUBNESS_CONSTRAINT
 from ..neighbors import (
     NEIGHBORS_CONSTRAINT,
     NeighborGraph,
@@ -29,10 +33,8 @@ from ..neighbors import (
     is_exact,
 )
 from ..utils._param_validation import (
-    HasMethods,
     Integral,
     Interval,
-    StrOptions,
     _fit_context,
 )
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
@@ -53,17 +55,6 @@ from ._outputs import _container_kind as _container_kind
 from ._outputs import _LabelOutputMixin
 from ._outputs import _num_rows as _num_rows
 from ._outputs import graph_rows as graph_rows
-
-#: Constraint of the optional ``hubness`` parameter (see :mod:`mlknn.hubness` and
-#: docs/hubness.md): an estimator that accepts it stores ``self.hubness`` in
-#: ``__init__`` and adds ``"hubness": HUBNESS_CONSTRAINT`` to its constraints; the
-#: base class then widens the search and re-ranks every graph.
-HUBNESS_CONSTRAINT = [
-    StrOptions({"ls", "mp", "mp-gauss", "dsl"}),
-    HasMethods(["fit", "transform", "search_width"]),
-    None,
-]
-
 
 #: Constraint of the ``random_state`` parameter of the kNN estimators (seeds a
 #: randomised backend such as pynndescent, and MULAN's random tie draws).
