@@ -47,3 +47,13 @@ def test_feature_selection_override_names_the_parameter():
         get_preset("dmlknn2011").config(["enron"], feature_selection="all")
     cfg, _ = get_preset("dmlknn2011").config(["enron", "emotions"], feature_selection=None)
     assert cfg.preprocessing_for("enron").feature_selection is None
+
+
+def test_mlhiknn2025_scales_by_zscore_on_every_dataset():
+    # docs/reproduction.md: z-score puts every Table 3 and 15 cell within 2 sd (min-max: 14/15, 16/18).
+    preset = get_preset("mlhiknn2025")
+    cfg, _ = preset.config(list(preset.datasets))
+    assert {cfg.preprocessing_for(d).scaling for d in preset.datasets} == {"zscore"}
+    assert cfg.preprocessing_for("bibtex").feature_selection == 184
+    cfg, _ = preset.config(["emotions", "bibtex"], scaling="minmax")  # --scaling still overrides it
+    assert {cfg.preprocessing_for(d).scaling for d in ("emotions", "bibtex")} == {"minmax"}
