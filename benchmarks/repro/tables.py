@@ -4,7 +4,9 @@
     python benchmarks/repro/tables.py counts results/reproduce-dmlknn2011/comparison.csv
 
 ``cells``: one row per published cell and reading (paper, ours, z, within 2 sd);
-``counts``: cells within 2 sd per dataset and column (one column per reading).
+``counts``: cells within 2 sd per dataset and column (one column per reading);
+``db``: the cells straight from a results database, also while its run is incomplete
+(``python benchmarks/repro/tables.py db mlhiknn2025 results.db enron,llog``).
 """
 
 import csv
@@ -54,5 +56,27 @@ def counts(path):
     print(f"\nTotal {total[0]}/{total[1]}.")
 
 
+def from_db(preset_name, db_path, datasets):
+    import tempfile
+    from pathlib import Path
+
+    from mlknn.experiments import get_preset
+    from mlknn.experiments._presets import write_comparison
+    from mlknn.experiments._results import ResultsDB
+
+    preset = get_preset(preset_name)
+    rows = []
+    with ResultsDB(db_path) as db:
+        for ds in datasets.split(","):
+            cfg, cols = preset.config([ds])
+            rows += preset.compare(db.rows("dataset = ?", (ds,)), cfg, cols)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path, _ = write_comparison(rows, Path(tmp))
+        cells(csv_path)
+
+
 if __name__ == "__main__":
-    {"cells": cells, "counts": counts}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "db":
+        from_db(*sys.argv[2:5])
+    else:
+        {"cells": cells, "counts": counts}[sys.argv[1]](sys.argv[2])
