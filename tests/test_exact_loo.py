@@ -29,6 +29,9 @@ def spy(monkeypatch):
         return real(kernel, k, block, workers)
 
     monkeypatch.setattr(brute_mod, "symmetric_loo", wrapped)
+    # The small test problems (few features, wide k) are outside where the path pays;
+    # take it anyway, so that its answers are checked on every shape.
+    monkeypatch.setattr(brute_mod, "_symmetric_pays", lambda n, d, k: True)
     return calls
 
 
@@ -143,3 +146,22 @@ def test_sortable_bits_order_and_round_trip():
     order = np.argsort(bits, kind="stable")
     assert np.all(np.diff(keys[order]) >= 0)
     np.testing.assert_array_equal(_from_sortable_bits(bits).view(np.uint32), keys.view(np.uint32))
+
+
+def test_the_symmetric_path_is_taken_only_where_it_pays():
+    # Many features and few neighbours: the halved GEMM dominates; otherwise the
+    # candidate pool's selection and memory outweigh it (measured, see _brute.py).
+    pays = brute_mod._symmetric_pays
+    assert pays(50_000, 120, 10)
+    assert not pays(50_000, 8, 10)
+    assert not pays(40_000, 120, 30)
+    assert not pays(1 << 32, 120, 10)
+
+
+def test_a_shape_where_it_does_not_pay_takes_the_plain_path(monkeypatch):
+    calls = []
+    monkeypatch.setattr(brute_mod, "symmetric_loo", lambda *a: calls.append(a))
+    X = np.random.default_rng(0).normal(size=(3000, 4)).astype(np.float32)
+    index = BruteNeighbors(working_memory=0.3, n_jobs=1).fit(X)
+    index.kneighbors(None, 5)
+    assert calls == []

@@ -38,6 +38,26 @@ from ._radius import _RadiusCounts
 _PARALLEL_MIN_WORK = 2e9
 
 
+#: Where the symmetric leave-one-out path (_exact_loo.py) pays. It halves the GEMM
+#: flops but keeps a candidate pool for every row; measured in one-thread CPU time
+#: (session 4 review), it wins at d = 120, k = 10 (7.4 vs 10.0 s at n = 50k) and loses at
+#: low d (d = 8: 4.4 vs 3.3 s) or wide k (d = 120, k = 30: 12.6 vs 10.5 s, 3.5x the
+#: memory; d = 16, k = 100: 20.3 vs 8.5 s, 5.4x the memory). The GEMM must dominate the
+#: selection: many features, few neighbours.
+_SYMMETRIC_MIN_FEATURES = 64
+_SYMMETRIC_MAX_NEIGHBORS = 16
+
+
+def _symmetric_pays(n_samples: int, n_features: int, n_neighbors: int) -> bool:
+    """Whether a leave-one-out graph should take the symmetric Gram path (see above)."""
+    return (
+        n_features >= _SYMMETRIC_MIN_FEATURES
+        and n_neighbors <= _SYMMETRIC_MAX_NEIGHBORS
+        # The path packs row and column indices in 32 bits.
+        and n_samples < 1 << 32
+    )
+
+
 class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
     """Exact Euclidean (or squared Euclidean, or cosine) neighbours.
 
@@ -162,7 +182,8 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         # One key buffer per worker within working_memory (scikit-learn's setting when None).
         chunk = get_chunk_n_rows(row_bytes=row_bytes * workers, max_n_rows=max(1, min(rows, -(-n_q // workers))),
                                  working_memory=self.working_memory)
-        if loo and self._fit_aug is not None and self._symmetric_loo and n_q > chunk:
+        if loo and self._fit_aug is not None and self._symmetric_loo and n_q > chunk and _symmetric_pays(
+                n_fit, self._fit_aug.shape[1] - 1, n_neighbors):
             # Several chunks of a dense training set: the symmetric Gram matrix,
             # each off-diagonal block computed once (_exact_loo.py); the same answer.
             dist, ind = symmetric_loo(self, n_neighbors, chunk, workers)
