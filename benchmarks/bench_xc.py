@@ -43,6 +43,8 @@ import traceback
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _common import load_average, machine_info, markdown_table  # noqa: E402
@@ -80,8 +82,12 @@ CONFIGS = (("raw", "euclidean"), ("raw", "cosine"), ("tfidf", "cosine"))
 
 
 def _cosine_power(d, p):
-    """BR-kNN vote weight ``(1 - d)^p``: the cosine similarity to the p-th power."""
-    return (1.0 - d) ** p
+    """BR-kNN vote weight ``max(1 - d, 0)^p``: the cosine similarity to the p-th power.
+
+    Clipped at 0: the cosine distance of orthogonal rows can round to 1 + 4e-16, and an
+    odd power of the tiny negative similarity would be a (refused) negative weight.
+    """
+    return np.maximum(1.0 - d, 0.0) ** p
 
 
 #: Weighted BR-kNN rows (``weights=``): registry name and constructor arguments, and

@@ -124,8 +124,13 @@ def test_fold_preprocessor_passes_the_rule(data):
 
 def test_unknown_rule_names_the_parameter(data):
     X, Y = data
-    with pytest.raises(ValueError, match=r"'chi2_rule' parameter must be one of .*Got 'sum'"):
+    with pytest.raises(ValueError, match=r"'rule' parameter must be one of .*Got 'sum'"):
         MultiLabelChi2Selector(3, rule="sum").fit(X, Y)
+    with pytest.raises(ValueError, match=r"'chi2_rule' parameter must be one of .*Got 'sum'"):
+        FoldPreprocessor(feature_selection=3, chi2_rule="sum").fit(X, Y)
+    # Also when no selection runs: the typo is reported, not ignored.
+    with pytest.raises(ValueError, match=r"'chi2_rule' parameter must be one of .*Got 'bogus'"):
+        FoldPreprocessor(chi2_rule="bogus").fit(X, Y)
 
 
 def test_presets_split_keeps_names_importable():

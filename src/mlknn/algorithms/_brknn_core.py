@@ -99,7 +99,7 @@ class BRkNN(KNNMultiLabelBase):
         counts), ``"distance"`` (1/d; a query with a zero-distance neighbour
         keeps only those), or a callable mapping the (n_queries, k) distances
         to finite non-negative weights of the same shape, e.g.
-        ``lambda d: (1 - d) ** 4`` with ``metric="cosine"`` (similarity to the
+        ``lambda d: np.maximum(1 - d, 0) ** 4`` with ``metric="cosine"`` (similarity to the
         4th power). Only with ``variant="paper"``. :func:`mlknn.persistence.save`
         refuses a callable (pickle a module-level function instead).
 

@@ -11,7 +11,7 @@ them, bit for bit). The weights follow scikit-learn's ``KNeighborsClassifier``:
   gets weight 1 on its zero-distance neighbours and 0 on the others;
 * a callable: ``w = weights(d)``, d the (n_queries, k) distances in the
   metric's units (for ``metric="cosine"``, ``d = 1 - cos``, so
-  ``lambda d: (1 - d) ** 4`` is the cosine similarity to the 4th power).
+  ``lambda d: np.maximum(1 - d, 0) ** 4`` is the cosine similarity to the 4th power).
 
 A query whose weights are all zero has ``v_l = 0`` for every label. The
 weighted counts are float64; with a sparse Y they are a CSR ``csr_array``

@@ -283,7 +283,7 @@ class MultiLabelChi2Selector:
             The fitted transformer.
         """
         if self.rule not in CHI2_RULES:
-            raise ValueError(f"The 'chi2_rule' parameter must be one of {CHI2_RULES}. Got {self.rule!r} instead.")
+            raise ValueError(f"The 'rule' parameter must be one of {CHI2_RULES}. Got {self.rule!r} instead.")
         d = X.shape[1]
         n_keep = self._n_keep(d)
         Xs = X

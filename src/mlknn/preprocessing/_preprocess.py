@@ -310,6 +310,11 @@ class FoldPreprocessor:
         self : object
             The fitted transformer.
         """
+        # Checked even without feature selection, so that a typo is not silently ignored.
+        if self.chi2_rule not in CHI2_RULES:
+            raise ValueError(
+                f"The 'chi2_rule' parameter must be one of {CHI2_RULES}. Got {self.chi2_rule!r} instead."
+            )
         self.labels_ = RareLabelFilter(self.min_label_count).fit(Y)
         Yk = self.labels_.transform(Y)
         if self.feature_selection is None:
