@@ -100,14 +100,13 @@ from ._extreme import (
     psprecision_at_k,
     recall_at_k,
 )
+from ._label_auc import macro_auc, micro_auc
 from ._label_based import (
     macro_accuracy,
-    macro_auc,
     macro_f1,
     macro_precision,
     macro_recall,
     micro_accuracy,
-    micro_auc,
     micro_f1,
     micro_precision,
     micro_recall,

@@ -7,7 +7,8 @@ from numpy.typing import ArrayLike
 from ..utils._typing import MatrixLike
 from ._checks import _check_scores, _check_targets
 from ._example_based import _example_prf, _hamming_loss, _subset_accuracy
-from ._label_based import _label_accuracy, _macro_auc, _macro_prf, _micro_auc, _micro_prf
+from ._label_auc import _macro_auc, _micro_auc
+from ._label_based import _label_accuracy, _macro_prf, _micro_prf
 from ._ranking import TieRule, _average_precision, _check_ties, _coverage, _one_error, _rank_stats, _ranking_loss
 
 __all__ = ["evaluate", "METRIC_NAMES", "GREATER_IS_BETTER"]
