@@ -16,12 +16,8 @@ ParameterCurveDisplay          metric (or average rank) versus a parameter per
 matplotlib is imported lazily; the report uses the Agg backend.
 """
 
-from ._displays import (
-    CriticalDifferenceDisplay,
-    KOccurrenceDisplay,
-    LabelCooccurrenceDisplay,
-    ParameterCurveDisplay,
-)
+from ._data_displays import KOccurrenceDisplay, LabelCooccurrenceDisplay
+from ._displays import CriticalDifferenceDisplay, ParameterCurveDisplay
 
 __all__ = [
     "CriticalDifferenceDisplay",
