@@ -120,7 +120,10 @@ def metric_table(
         scores: list[NDArray[np.float64]] = []
         for i in np.flatnonzero(complete).tolist():
             # A complete dataset has folds for every configuration (its means are not NaN).
-            arrs = [a for j in range(len(g.configs)) if (a := g.folds(i, j, metric)) is not None]
+            folds = [g.folds(i, j, metric) for j in range(len(g.configs))]
+            # Keeping the configurations aligned with g.labels: a missing one is a bug here.
+            arrs = [a for a in folds if a is not None]
+            assert len(arrs) == len(folds), "a complete dataset lacks a configuration's folds"
             n = min(len(a) for a in arrs)
             scores.append(np.vstack([a[:n] for a in arrs]))
         wtl = win_tie_loss(scores, g.labels, gib, alpha)
