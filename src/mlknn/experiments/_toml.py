@@ -21,7 +21,7 @@ def _as_tuple(value: object, what: str) -> tuple[Any, ...]:
 def _prep_from_dict(
     d: dict[str, Any], base: PreprocessingConfig | None = None, where: str = "preprocessing"
 ) -> PreprocessingConfig:
-    allowed = {"scaling", "feature_selection", "min_label_count", "label_scope"}
+    allowed = {"scaling", "feature_selection", "min_label_count", "label_scope", "chi2_rule"}
     unknown = set(d) - allowed - {"datasets"}
     if unknown:
         raise ValueError(
@@ -57,6 +57,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         feature_selection = 0.2      # fraction, count, or omit
         min_label_count = 0
         label_scope = "train"        # train | dataset
+        chi2_rule = "max"            # max | mean | presence-max | presence-avg
 
         [preprocessing.datasets.enron]
         feature_selection = 0.2

@@ -288,7 +288,9 @@ def _load_for_figures(
         X, Y = apply_prefilter(X, Y, {"min_label_count": p["min_label_count"], "drop_unlabelled": True})
         names = [names[i] for i in keep] if names is not None else None
     if p.get("scaling", "none") != "none" or p.get("feature_selection") is not None:
-        X = FoldPreprocessor(p.get("scaling", "none"), p.get("feature_selection"), 0).fit(X, Y).transform(X)
+        X = FoldPreprocessor(
+            p.get("scaling", "none"), p.get("feature_selection"), 0, chi2_rule=p.get("chi2_rule", "max")
+        ).fit(X, Y).transform(X)
     return X, Y, names
 
 
