@@ -22,24 +22,13 @@ import scipy.sparse as sp
 from mlknn.experiments import load_dataset
 from mlknn.hubness import hubness_stats
 from mlknn.preprocessing import multilabel_chi2
+from mlknn.preprocessing import presence_chi2 as library_presence_chi2
 
 
 def presence_chi2(X, Y):
-    """Yang-Pedersen chi-square of (term present, label) 2 x 2 tables: (q, d)."""
-    B = (X != 0).astype(np.float64) if sp.issparse(X) else (np.asarray(X) != 0).astype(np.float64)
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y, dtype=np.float64)
-    n = Y.shape[0]
-    A = np.asarray((B.T @ Y).T)  # term and label
-    t = np.asarray(B.sum(axis=0)).ravel()[None, :]  # term
-    c = Y.sum(axis=0)[:, None]  # label
-    Bc = t - A  # term, not label
-    C = c - A  # label, not term
-    D = n - A - Bc - C
-    num = n * (A * D - C * Bc) ** 2
-    den = (A + C) * (Bc + D) * (A + Bc) * (C + D)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        s = num / den
-    return np.where(np.isfinite(s), s, 0.0), (c.ravel() / n)
+    """Yang-Pedersen chi-square (the library's) and the label priors: ((q, d), (q,))."""
+    Yd = np.asarray(Y.toarray() if sp.issparse(Y) else Y, dtype=np.float64)
+    return library_presence_chi2(X, Yd), Yd.mean(axis=0)
 
 
 def lp_chi2(X, Y):
