@@ -60,6 +60,7 @@ method each), ``_factory.py`` (:func:`make_reduction`), ``_constraints.py`` (the
 parameter constraints, in scikit-learn's validation).
 """
 
+from abc import ABCMeta, abstractmethod
 from typing import Any, Self, cast
 
 import numpy as np
@@ -75,7 +76,7 @@ _MIN_CANDIDATES = 100
 _CANDIDATE_FACTOR = 5
 
 
-class _GraphReduction(BaseEstimator):
+class _GraphReduction(BaseEstimator, metaclass=ABCMeta):
     """Shared machinery: validation, candidate width, re-ranking."""
 
     _needs_X = False
@@ -272,17 +273,17 @@ class _GraphReduction(BaseEstimator):
         return X
 
     # ------------------------------------------------- one method's part
+    @abstractmethod
     def _fit_stats(self, graph: NeighborGraph, X: MatrixLike) -> None:
         """The training statistics of the method (LS's scales, MP's distributions, ...)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _secondary_train(self, graph: NeighborGraph) -> tuple[FloatArray, FloatArray | None]:
         """Secondary values (and an optional finer ranking key) of training pairs."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _secondary_query(self, graph: NeighborGraph, X: MatrixLike) -> tuple[FloatArray, FloatArray | None]:
         """Secondary values (and an optional finer ranking key) of (query, training) pairs."""
-        raise NotImplementedError
 
     def _rerank(self, graph: NeighborGraph, secondary: FloatArray, key: FloatArray | None = None) -> HubnessGraph:
         """Keep the k candidates with the smallest secondary dissimilarity.

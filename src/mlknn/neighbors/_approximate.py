@@ -4,6 +4,7 @@ The wrapped library proposes candidates; this module turns them into mlknn's
 ``kneighbors`` contract with the exact kernel's float64 re-ranking.
 """
 
+from abc import ABCMeta, abstractmethod
 from typing import Literal, Self, overload
 
 import numpy as np
@@ -28,7 +29,7 @@ from ._exact_kernel import _exact_sqdist, _row_sqnorms
 KNeighbors = tuple[NDArray[np.float64], NDArray[np.intp]]
 
 
-class _CandidateBackend(BaseEstimator):
+class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
     """Base of the backends that wrap another library's search (faiss, hnswlib, ...).
 
     The wrapped library proposes candidates (``_search``: indices and approximate
@@ -150,14 +151,14 @@ class _CandidateBackend(BaseEstimator):
         return estimate_recall(self, self._fit_X, X, n_neighbors=n_neighbors, n_samples=n_samples,
                                random_state=random_state, approx_indices=approx)
 
+    @abstractmethod
     def _build(self, X32: MatrixLike) -> None:
         """Index the float32 training points (each subclass wraps its library here)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _search(self, Q32: MatrixLike | None, width: int) -> tuple[IntArray, FloatArray]:
         """``width`` candidates of each query (None: the training points, leave-one-out):
         indices (``-1`` for a missing slot) and approximate squared distances."""
-        raise NotImplementedError
 
     def _loo_width(self, n_neighbors: int) -> int:
         """Candidates asked of the library for a leave-one-out search: one slot for
