@@ -76,7 +76,12 @@ def test_good_values_pass(cls, problem):
     X, loo = problem
     for params in ({"n_candidates": None}, {"n_candidates": -1}, {"n_candidates": np.int64(8)},
                    {"working_memory": np.int64(64)}, {"working_memory": 0.5}, {"n_neighbors": np.int32(2)}):
-        cls(**{"n_neighbors": 3, **params}).fit(loo, X)
+        reduction = cls(**{"n_neighbors": 3, **params}).fit(loo, X)
+        # Accepted values are used, not just let through: the re-ranked graph has the
+        # asked width and neighbours in ascending secondary order.
+        out = reduction.transform(loo, X)
+        assert out.indices.shape == (X.shape[0], int(reduction.n_neighbors))
+        assert np.all(np.diff(out.distances, axis=1) >= 0)
 
 
 def test_messages_word_the_rule():
