@@ -25,6 +25,11 @@ Which scores a cell evaluates:
   (precision, recall, nDCG and their propensity-scored forms); ``evaluate``
   names what it leaves out (a recorded ``MetricSkippedWarning``). No (n, q)
   array is made on this path.
+
+Where the experiment asks for other tie rules (``ExperimentConfig.ties``; the
+reproduction presets ask for all), the four ranking measures are also stored
+under each, as ``"coverage[mulan]"`` and so on (:mod:`._ties`); the plain keys
+keep the default ``ties="pessimistic"``.
 """
 
 import time
@@ -179,20 +184,29 @@ def _predict(est: Estimator, data: FoldData, search: FoldSearch | None, topk: in
     return P, est.predict_proba_from_graph(graph, X)
 
 
-def _evaluate(data: FoldData, P: LabelMatrix, S: Scores, at_k: tuple[int, ...]) -> dict[str, float]:
+def _evaluate(data: FoldData, P: LabelMatrix, S: Scores, at_k: tuple[int, ...],
+              ties: tuple[str, ...] = ()) -> dict[str, float]:  # fmt: skip
     from ..metrics import evaluate
+    from ._ties import RANKING_METRICS, tie_variant_values
 
     if not sp.issparse(data.Y_test):
         # Dense labels: as the harness always evaluated (a sparse 0/1 output densified).
         P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
     if not at_k:
-        return dict(evaluate(data.Y_test, P, S))
-    from ..metrics import inverse_propensity
+        values = dict(evaluate(data.Y_test, P, S))
+    else:
+        from ..metrics import inverse_propensity
 
-    return dict(evaluate(data.Y_test, P, S, at_k=at_k, inv_propensity=inverse_propensity(data.Y_train)))
+        values = dict(evaluate(data.Y_test, P, S, at_k=at_k, inv_propensity=inverse_propensity(data.Y_train)))
+    # The ranking measures under the other tie rules asked for (keys "coverage[mulan]"...),
+    # wherever they were computed from dense scores (not from a top-k pair).
+    if ties and not isinstance(S, tuple) and all(m in values for m in RANKING_METRICS):
+        values.update(tie_variant_values(data.Y_test, P, S, ties))
+    return values
 
 
-def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tuple[int, ...] = ()) -> CellOutcome:
+def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tuple[int, ...] = (),
+             ties: tuple[str, ...] = ()) -> CellOutcome:  # fmt: skip
     """Fit, predict and evaluate one estimator on one fold.
 
     Parameters
@@ -204,6 +218,9 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
     at_k : tuple of int
         ``@k`` measures to add (``evaluate(..., at_k=...)``); a sparse-label
         cell too large for dense scores uses :data:`DEFAULT_AT_K` when empty.
+    ties : tuple of str
+        Tie rules of :data:`mlknn.experiments._ties.TIE_VARIANTS` under which the
+        four ranking measures are also recorded (``"coverage[mulan]"``...).
 
     Returns
     -------
@@ -225,6 +242,6 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
         P, S = _predict(est, data, search, topk)
         pred_s = time.perf_counter() - t0
     with log.stage("evaluate"):
-        values = _evaluate(data, P, S, at_k)
+        values = _evaluate(data, P, S, at_k, ties)
     # (search is None only without kNN estimators: _fit stops a kNN cell without one.)
     return CellOutcome(values, fit_s, pred_s, search.seconds if knn and search is not None else 0.0, log.records())

@@ -165,6 +165,14 @@ class ExperimentConfig:
         cell with sparse labels too large for dense scores records them (default
         1, 3, 5) from ``predict_topk`` instead of the dense measures. Cells
         already in a database are not recomputed when ``at_k`` changes.
+    ties : tuple of str
+        Also record the four ranking measures (one-error, coverage, ranking
+        loss, average precision) under these tie rules, as ``"coverage[mulan]"``
+        and so on (rules of :data:`mlknn.experiments._ties.TIE_VARIANTS`:
+        ``"average"``, ``"optimistic"``, ``"mulan"``, ``"mulan-reversed"``); the
+        plain keys are always the default ``ties="pessimistic"``. The
+        reproduction presets record all of them. Like ``at_k``, cells already in
+        a database are not recomputed when ``ties`` changes.
     """
 
     datasets: tuple[str, ...]
@@ -178,6 +186,7 @@ class ExperimentConfig:
     metric: str = "euclidean"
     explicit: tuple[AlgorithmSpec, ...] = ()
     at_k: tuple[int, ...] = ()
+    ties: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.datasets:
@@ -190,6 +199,11 @@ class ExperimentConfig:
         for k in self.at_k:
             if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
                 raise ValueError(f"The 'at_k' parameter must be a list of ints >= 1. Got {k!r} instead.")
+        from ._ties import TIE_VARIANTS
+
+        for t in self.ties:
+            if t not in TIE_VARIANTS:
+                raise ValueError(f"The 'ties' parameter must be a list of rules from {TIE_VARIANTS}. Got {t!r} instead.")
         for name in tuple(self.algorithms) + tuple(s.name for s in self.explicit):
             base, variant = split_variant(name)
             if variant is not None and (base, variant) not in ALIASES:
@@ -319,7 +333,7 @@ class ExperimentConfig:
             * fields of this class (``datasets``, ``algorithms``, ``k``,
               ``params``, ``protocol``, ``preprocessing``,
               ``dataset_preprocessing``, ``neighbors``, ``metric``, ``explicit``,
-              ``at_k``): replaced. ``protocol`` may also be a protocol name: the
+              ``at_k``, ``ties``): replaced. ``protocol`` may also be a protocol name: the
               protocol's own ``n_splits``, ``n_repeats`` and ``test_size`` then
               fall back to that protocol's defaults unless given too.
             * ``add_params``: grid axes appended to ``params``, each a
@@ -368,7 +382,7 @@ class ExperimentConfig:
             fields["dataset_preprocessing"] = tuple(
                 (d, replace(p, **prep)) for d, p in fields.get("dataset_preprocessing", self.dataset_preprocessing)
             )
-        for key in ("datasets", "algorithms", "k", "at_k", "params", "explicit", "dataset_preprocessing"):
+        for key in ("datasets", "algorithms", "k", "at_k", "ties", "params", "explicit", "dataset_preprocessing"):
             if key in fields:
                 fields[key] = tuple(fields[key])
         new = replace(self, **fields)
@@ -387,7 +401,7 @@ def _protocol_override(current: ProtocolConfig, changes: dict[str, Any]) -> Prot
 
 _CONFIG_FIELDS = {
     "datasets", "algorithms", "k", "params", "protocol", "preprocessing", "dataset_preprocessing",
-    "neighbors", "metric", "explicit", "at_k",
+    "neighbors", "metric", "explicit", "at_k", "ties",
 }  # fmt: skip
 _PROTOCOL_FIELDS = {"n_splits", "n_repeats", "test_size", "stratify", "seed"}
 _PREP_FIELDS = {"scaling", "feature_selection", "min_label_count", "label_scope"}

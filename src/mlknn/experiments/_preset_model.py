@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._config import AlgorithmSpec, ExperimentConfig, PreprocessingConfig, ProtocolConfig
+from ._ties import RANKING_METRICS, TIE_READINGS, TIE_VARIANTS, variant_key
 
 #: A published or compared cell (a JSON-like dict).
 Cell = dict[str, Any]
@@ -28,7 +29,11 @@ class PaperColumn:
     """A column of a published table and the algorithm that reproduces it.
 
     ``reading`` names an alternative interpretation (e.g. scikit-multilearn's
-    ML-kNN); several columns may share a ``label``.
+    ML-kNN); several columns may share a ``label``. ``ties`` names, per ranking
+    measure, the tie rule of the stored value the paper's cell is compared with
+    (``(("coverage", "mulan"), ...)``: the stored ``"coverage[mulan]"``, see
+    :mod:`._ties`); a measure it does not name is compared under the default
+    ``"pessimistic"``.
     """
 
     label: str
@@ -37,6 +42,26 @@ class PaperColumn:
     reading: str = ""
     tables: tuple[str, ...] = ()
     baseline: bool = False
+    ties: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        for metric, rule in self.ties:
+            if metric not in RANKING_METRICS:
+                raise ValueError(
+                    f"The 'ties' parameter of column {self.label!r} names {metric!r}, which has no tie rule; "
+                    f"the measures with one are {RANKING_METRICS}."
+                )
+            if rule not in TIE_READINGS:
+                raise ValueError(
+                    f"The 'ties' parameter of column {self.label!r} gives {metric!r} the rule {rule!r}; "
+                    f"the stored rules are {TIE_READINGS}."
+                )
+
+    def tie_rule(self, metric: str) -> str | None:
+        """The tie rule this column compares ``metric`` under (None: the measure has none)."""
+        if metric not in RANKING_METRICS:
+            return None
+        return dict(self.ties).get(metric, "pessimistic")
 
 
 @dataclass(frozen=True)
@@ -240,6 +265,7 @@ class Preset:
             protocol=protocol,
             preprocessing=prep,
             dataset_preprocessing=per_ds,
+            ties=TIE_VARIANTS,  # every tie rule, whichever the columns compare (the report shows the others)
         )
         return cfg, cols
 
@@ -262,7 +288,9 @@ class Preset:
         Returns
         -------
         list of dict
-            One dict per published cell and reading, with the published and our values.
+            One dict per published cell and reading, with the published and our values;
+            ``ties`` is the tie rule of a ranking measure's cell (None for the other
+            measures) and ``stored_metric`` the key of our value in the results.
         """
         tables = set(tables or self.default_tables)
         ours: dict[tuple[Any, ...], list[float]] = {}
@@ -278,8 +306,10 @@ class Preset:
                 if c.label != pub["algorithm"] or (c.tables and pub["table"] not in c.tables):
                     continue
                 params = _spec_for(config, c).key()
+                rule = c.tie_rule(pub["metric"])
+                stored = pub["metric"] if rule is None else variant_key(pub["metric"], rule)
                 key = (pub["dataset"], c.algorithm, params, config.preprocessing_for(pub["dataset"]).key(),
-                       proto, pub["metric"])  # fmt: skip
+                       proto, stored)  # fmt: skip
                 vals = np.array(ours.get(key, []), dtype=np.float64)
                 vals = vals[np.isfinite(vals)]
                 mean = float(vals.mean()) if vals.size else math.nan
@@ -295,7 +325,8 @@ class Preset:
                 z = diff / sd if not math.isnan(sd) and sd > 0 else math.nan
                 out.append({
                     "table": pub["table"], "dataset": pub["dataset"], "metric": pub["metric"],
-                    "paper_algorithm": pub["algorithm"], "ours": _reading(c),
+                    "paper_algorithm": pub["algorithm"], "ours": _reading(c, rule), "ties": rule,
+                    "stored_metric": stored,
                     "paper_mean": pub["mean"], "paper_std": pub["std"],
                     "our_mean": mean, "our_std": std, "n_folds": int(vals.size),
                     "diff": diff, "z": z, "sd_source": source,
@@ -309,9 +340,12 @@ def _half_unit(value: float) -> float:
     return 0.005 if v < 10 else (0.05 if v < 100 else 0.5)
 
 
-def _reading(c: PaperColumn) -> str:
+def _reading(c: PaperColumn, rule: str | None = None) -> str:
+    """The column's algorithm and reading; a tie rule other than the default is named too
+    (so that every printed table, the CLI's included, shows it)."""
     name = c.algorithm + ("" if not c.params else "(" + ", ".join(f"{k}={v}" for k, v in c.params) + ")")
-    return name + (f" [{c.reading}]" if c.reading else "")
+    name += f" [{c.reading}]" if c.reading else ""
+    return name + (f" [ties: {rule}]" if rule not in (None, "pessimistic") else "")
 
 
 def _spec_for(config: ExperimentConfig, column: PaperColumn) -> AlgorithmSpec:

@@ -76,8 +76,8 @@ def write_comparison(rows: Iterable[Cell], out_dir: str | PathLike[str]) -> tupl
     """comparison.csv and comparison.md in ``out_dir``; returns their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    cols = ["table", "dataset", "metric", "paper_algorithm", "ours", "paper_mean", "paper_std", "our_mean",
-            "our_std", "n_folds", "diff", "z", "sd_source", "within_2sd"]  # fmt: skip
+    cols = ["table", "dataset", "metric", "ties", "paper_algorithm", "ours", "paper_mean", "paper_std",
+            "our_mean", "our_std", "n_folds", "diff", "z", "sd_source", "within_2sd"]  # fmt: skip
     with open(out / "comparison.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=cols)
         w.writeheader()

@@ -110,6 +110,7 @@ class FoldTask:
     protocol_key: str
     seed: int
     at_k: tuple[int, ...] = ()
+    ties: tuple[str, ...] = ()
 
 
 @dataclass
@@ -251,7 +252,7 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
     shared = fold_log.records()  # preprocessing and search warnings concern every cell of the fold
     out = FoldResult()
     for spec, est in built:
-        outcome = run_cell(est, data, search, task.at_k)
+        outcome = run_cell(est, data, search, task.at_k, task.ties)
         out.rows += cell_rows(base, spec, est, outcome, search)
         fold_level = [r for r in shared if is_knn(est) or r["stage"] != "search"]
         out.warnings += cell_warning_rows(base, spec, fold_level + outcome.warnings)
@@ -424,7 +425,7 @@ def run_experiment(
                 ]  # fmt: skip
                 if missing:
                     out.append(FoldTask(dataset, f, missing, prep, config.search(), protocol_key, config.protocol.seed,
-                                        tuple(config.at_k)))
+                                        tuple(config.at_k), tuple(config.ties)))
             return X, Y, out
 
         for dataset in config.datasets:

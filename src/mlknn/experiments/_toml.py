@@ -45,6 +45,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         neighbors = "brute"          # optional
         metric = "euclidean"         # optional
         at_k = [1, 3, 5]             # optional: precision@k, nDCG@k, ... too
+        ties = ["mulan"]             # optional: ranking measures under other tie rules too
 
         [protocol]
         name = "5x2"                 # kfold | 5x2 | holdout
@@ -89,7 +90,8 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
     >>> cfg.k, cfg.protocol.n_folds(), len(cfg.specs())
     ((10, 20), 10, 2)
     """
-    allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric", "at_k"}
+    allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric", "at_k",
+               "ties"}  # fmt: skip
     unknown = set(d) - allowed
     if unknown:
         raise ValueError(f"Unknown key(s) {sorted(unknown)} in the config file; allowed: {sorted(allowed)}.")
@@ -117,6 +119,8 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
     k = tuple(k) if isinstance(k, (list, tuple)) else (k,)
     at_k = d.get("at_k", ())
     at_k = tuple(at_k) if isinstance(at_k, (list, tuple)) else (at_k,)
+    ties = d.get("ties", ())
+    ties = tuple(ties) if isinstance(ties, (list, tuple)) else (ties,)
     return ExperimentConfig(
         datasets=_as_tuple(d.get("datasets"), "datasets"),
         algorithms=_as_tuple(d.get("algorithms"), "algorithms"),
@@ -128,6 +132,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         neighbors=d.get("neighbors", "brute"),
         metric=d.get("metric", "euclidean"),
         at_k=at_k,
+        ties=ties,
     )
 
 

@@ -33,6 +33,7 @@ from ._model import (
 )
 from ._render import render
 from ._tables import (
+    _gib,
     dataset_table,
     metric_table,
     split_columns,
@@ -97,6 +98,28 @@ def _setup_section(idx: int, g: Group, recall_rows: Sequence[Row]) -> Section:
     return s
 
 
+def _ties_paragraph(shown: Sequence[str], stored: Iterable[str]) -> str:
+    """Which tie rule the ranking measures of the tables use, and which other rules are stored."""
+    from ..experiments._ties import RANKING_METRICS, TIE_VARIANTS, base_metric, is_tie_variant
+
+    variants = sorted({m for m in shown if is_tie_variant(m)})
+    plain = [m for m in shown if m in RANKING_METRICS]
+    stored_rules = [t for t in TIE_VARIANTS if any(m.endswith(f"[{t}]") for m in stored if is_tie_variant(m))]
+    parts = []
+    if plain:
+        parts.append(f"{', '.join(plain)} rank tied labels pessimistically (`ties='pessimistic'`, "
+                     "the largest rank of the tied group)")  # fmt: skip
+    if variants:
+        parts.append("a key `metric[rule]` is that measure under the tie rule `rule` ("
+                     + ", ".join(f"{m}: `ties='{m[len(base_metric(m)) + 1:-1]}'`" for m in variants) + ")")
+    if stored_rules and not variants:
+        parts.append("the database also holds them under " + ", ".join(f"`{t}`" for t in stored_rules)
+                     + " (keys such as `coverage[mulan]`; name them with `--metrics` to report them)")
+    if not parts:
+        return ""
+    return "Ranking measures: " + "; ".join(parts) + "."
+
+
 def _search_recall_paragraph(rows: Iterable[Row]) -> str:
     """One sentence: the approximate search's recall per dataset (mean and minimum over folds)."""
     per: dict[str, dict[tuple[int, int], float]] = {}
@@ -138,7 +161,6 @@ def _significance_section(
     g: Group, tables: dict[str, NDArray[np.float64]], alpha: float, idx: int, min_datasets: int
 ) -> Section:
     """Friedman / Iman-Davenport, Nemenyi CD diagram and pairwise Wilcoxon, or why not."""
-    from ..metrics import GREATER_IS_BETTER
     from ..stats import friedman_test, nemenyi_cd
 
     s = Section("Significance across datasets (Demšar, 2006)", 3)
@@ -162,7 +184,7 @@ def _significance_section(
         "bar do not differ significantly), and one-sided pairwise Wilcoxon signed-rank tests with Bonferroni correction."
     )
     for m, T in tables.items():
-        gib = GREATER_IS_BETTER.get(m, True)
+        gib = _gib(m)
         fr = friedman_test(T, g.labels, gib, alpha)
         cd = nemenyi_cd(T.shape[1], T.shape[0], alpha)
         s.items.append(
@@ -230,11 +252,10 @@ def _figure_sections(g: Group, grows: Sequence[Row], idx: int) -> list[Section]:
 
 # ------------------------------------------------------------------ figures
 def _cd_figure(g: Group, metric: str, T: NDArray[np.float64], alpha: float, idx: int) -> Figure:
-    from ..metrics import GREATER_IS_BETTER
     from ..plots import CriticalDifferenceDisplay
 
     disp = CriticalDifferenceDisplay.from_results(
-        T, g.labels, greater_is_better=GREATER_IS_BETTER.get(metric, True), alpha=alpha, title=f"{metric}"
+        T, g.labels, greater_is_better=_gib(metric), alpha=alpha, title=f"{metric}"
     ).plot()
     return Figure(f"g{idx}_cd_{safe_name(metric)}", f"Critical-difference diagram (Nemenyi, alpha = {alpha}) on {metric}.",
                   png(disp.figure_))  # fmt: skip
@@ -333,7 +354,12 @@ def _split_groups(
         # The search's recall (approximate backends) describes the neighbour graph, not the
         # predictions: reported per dataset, kept out of the tables unless asked for by name.
         recall = [r for r in grows if r["metric"] == _SEARCH_RECALL]
-        keep = [r for r in grows if (r["metric"] in metrics if metrics else r["metric"] != _SEARCH_RECALL)]
+        from ..experiments._ties import is_tie_variant
+
+        # The ranking measures under the other tie rules ("coverage[mulan]"...) likewise:
+        # the default tables show the pessimistic reading, said in the setup section.
+        keep = [r for r in grows if (r["metric"] in metrics if metrics else
+                                     r["metric"] != _SEARCH_RECALL and not is_tie_variant(r["metric"]))]
         if keep:
             out.append((proto, search, keep, recall))
     return out
@@ -350,6 +376,9 @@ def build_sections(rows: Sequence[Row], *, metrics: Sequence[str] | None = None,
         g = Group(proto, search, grows)
         g.metrics = [m for m in METRIC_NAMES if m in g.metrics] + [m for m in g.metrics if m not in METRIC_NAMES]
         sections.append(_setup_section(idx, g, recall))
+        ties_text = _ties_paragraph(g.metrics, {r["metric"] for r in rows})
+        if ties_text:
+            sections[-1].paragraphs.append(ties_text)
         sections.append(_summary_section(g))
         metric_sec, tables = _metric_section(g, alpha)
         sections.append(metric_sec)
@@ -454,11 +483,16 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
         if own:
             rdb.close()
     if metrics:
+        from ..experiments._ties import TIE_VARIANTS, is_tie_variant, tie_rule_of
         from ..metrics import METRIC_NAMES
 
-        bad = [m for m in metrics if m not in METRIC_NAMES]
+        bad = [m for m in metrics if m not in METRIC_NAMES
+               and not (is_tie_variant(m) and tie_rule_of(m) in TIE_VARIANTS)]  # fmt: skip
         if bad:
-            raise ValueError(f"Unknown metric(s) {bad}; the metrics are the keys of mlknn.metrics.evaluate: {', '.join(METRIC_NAMES)}.")
+            raise ValueError(
+                f"Unknown metric(s) {bad}; the metrics are the keys of mlknn.metrics.evaluate: {', '.join(METRIC_NAMES)}, "
+                f"and a ranking measure under a stored tie rule, e.g. coverage[mulan] (rules: {', '.join(TIE_VARIANTS)})."
+            )
     if not rows:
         raise ValueError(f"The results database {str(db)!r} holds no results yet (run `mlknn run ... --db` first).")
     sections = build_sections(rows, metrics=metrics, alpha=alpha, data_home=data_home, dataset_figures=dataset_figures,

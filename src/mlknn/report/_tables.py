@@ -32,9 +32,11 @@ def split_columns(table: Table, max_columns: int = MAX_COLUMNS) -> list[Table]:
 
 
 def _gib(metric: str) -> bool:
+    from ..experiments._ties import base_metric
     from ..metrics import GREATER_IS_BETTER
 
-    return GREATER_IS_BETTER.get(metric, True)
+    # "coverage[mulan]" (a tie rule's variant, mlknn.experiments._ties) goes the way of "coverage".
+    return GREATER_IS_BETTER.get(base_metric(metric), True)
 
 
 def _arrow(metric: str) -> str:
