@@ -209,3 +209,17 @@ def test_report_shows_the_pessimistic_reading_and_reports_a_variant_when_named(t
     assert "coverage[mulan] ↓" in named and "`ties='mulan'`" in named
     with pytest.raises(ValueError, match=r"coverage\[random\]"):
         build_report(db, tmp_path / "c", metrics=["coverage[random]"], dataset_figures=False)
+
+
+def test_reproduce_warns_when_an_old_database_lacks_the_variants(tmp_path):
+    from mlknn.experiments._presets import _warn_missing_tie_variants
+
+    row = {"dataset": "emotions", "ties": "mulan", "n_folds": 0, "stored_metric": "coverage[mulan]"}
+    with pytest.warns(UserWarning, match=r"'coverage\[mulan\]'.*does not hold.*new --out"):
+        _warn_missing_tie_variants([row], tmp_path / "r.db")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_missing_tie_variants([{**row, "n_folds": 10}, {**row, "ties": "pessimistic"},
+                                    {**row, "ties": None}], tmp_path / "r.db")  # fmt: skip

@@ -10,8 +10,12 @@
 """
 
 import csv
+import re
 import sys
 from collections import defaultdict
+
+# The tie rule a ranking cell is read under, as the comparison appends it to the reading.
+_TIES_SUFFIX = re.compile(r" \[ties: [^\]]+\]$")
 
 
 def _rows(path):
@@ -20,26 +24,34 @@ def _rows(path):
 
 
 def cells(path):
-    print("| dataset | paper column | ours | paper | ours | z | within 2 sd |")
-    print("|---|---|---|---|---|---|---|")
-    for r in _rows(path):
+    rows = _rows(path)
+    # Tables of one measure (seed 001's macro AUC) have no tie rule: no column for it.
+    with_ties = any(r.get("ties") not in (None, "", "None") for r in rows)
+    print("| dataset | paper column | ours |" + (" metric | ties |" if with_ties else "")
+          + " paper | ours | z | within 2 sd |")
+    print("|---|---|---|" + ("---|---|" if with_ties else "") + "---|---|---|---|")
+    for r in rows:
         sd = "" if r["paper_std"] in ("", "None") else f" ± {float(r['paper_std']):.3f}"
         ours = "-" if r["our_mean"] in ("", "nan") else f"{float(r['our_mean']):.3f} ± {float(r['our_std']):.3f}"
         z = "-" if r["z"] in ("", "nan") else f"{float(r['z']):+.2f}"
         within = {"True": "yes", "False": "no"}.get(r["within_2sd"], "-")
-        print(f"| {r['dataset']} | {r['paper_algorithm']} | {r['ours']} | {float(r['paper_mean']):.3f}{sd} | "
-              f"{ours} | {z} | {within} |")
+        extra = ""
+        if with_ties:
+            extra = f" {r['metric']} | {r['ties'] if r['ties'] not in ('', 'None') else '-'} |"
+        print(f"| {r['dataset']} | {r['paper_algorithm']} | {_TIES_SUFFIX.sub('', r['ours'])} |{extra} "
+              f"{float(r['paper_mean']):.3f}{sd} | {ours} | {z} | {within} |")
 
 
 def counts(path):
     got = defaultdict(lambda: [0, 0])
     datasets, readings = [], []
     for r in _rows(path):
-        key = (r["dataset"], r["ours"])
+        reading = _TIES_SUFFIX.sub("", r["ours"])  # one column per algorithm reading, whatever the tie rule
+        key = (r["dataset"], reading)
         if r["dataset"] not in datasets:
             datasets.append(r["dataset"])
-        if r["ours"] not in readings:
-            readings.append(r["ours"])
+        if reading not in readings:
+            readings.append(reading)
         got[key][1] += 1
         got[key][0] += r["within_2sd"] == "True"
     print("| dataset | " + " | ".join(readings) + " |")

@@ -90,6 +90,24 @@ def write_comparison(rows: Iterable[Cell], out_dir: str | PathLike[str]) -> tupl
     return out / "comparison.csv", out / "comparison.md"
 
 
+def _warn_missing_tie_variants(rows: Sequence[Cell], db_path: Path) -> None:
+    """Warn when cells read under a tie rule found no stored variant: cells computed before
+    the variants were stored are resumed as they are, without them (like ``at_k``)."""
+    empty = [r for r in rows if r.get("ties") not in (None, "pessimistic") and r["n_folds"] == 0]
+    if not empty:
+        return
+    import warnings
+
+    warnings.warn(
+        f"{len(empty)} published cell(s) of {empty[0]['dataset']!r} are read under a tie rule "
+        f"(e.g. {empty[0]['stored_metric']!r}) that the results database {str(db_path)!r} does not hold: its cells "
+        "were computed before the ranking measures were stored under several tie rules, and resuming does not "
+        "recompute them. Use a new --out (or --db) to compute them.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def _cell(v: object) -> str:
     if isinstance(v, float):
         return "-" if math.isnan(v) else f"{v:.3f}"
@@ -191,6 +209,7 @@ def reproduce(name: str, *, datasets: Sequence[str] | None = None, quick: bool =
             sub = replace(config, datasets=(ds,))
             run_experiment(sub, rdb, n_jobs=n_jobs, progress=progress, data_home=data_home)
             rows = preset.compare(rdb.rows("dataset = ?", (ds,)), sub, columns, tables)
+            _warn_missing_tie_variants(rows, db_path)
             all_rows.extend(rows)
             if on_dataset is not None:
                 on_dataset(ds, rows)
