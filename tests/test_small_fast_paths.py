@@ -6,7 +6,8 @@
 * ``prepare_points`` skips ``check_array`` for an array it would return unchanged,
   and still refuses what it refused (NaN, inf, wrong dtype copies, non-contiguous);
 * ``_topk_sorted``'s one-sort shortcut (no ties among a row's k + 1 smallest)
-  against the three-key lexsort on tie-free and tie-heavy rows.
+  against the three-key lexsort on tie-free and tie-heavy rows;
+* the leave-one-out graph in one chunk against several chunks.
 """
 
 import numpy as np
@@ -102,23 +103,33 @@ def test_topk_sorted_shortcut_equals_lexsort(ties):
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_one_chunk_loo_gram_keys_equal_the_chunked_path(metric, dtype):
-    # One chunk holding every training point: keys from the symmetric Gram matrix
-    # (numpy's syrk); several chunks (the plain path): the same answer bit for bit.
+def test_one_chunk_loo_equals_the_chunked_path(monkeypatch, metric, dtype):
+    # One chunk holding every training point (the small problems' leave-one-out
+    # graph) and several chunks (the plain path): the same answer bit for bit.
     from mlknn.neighbors import BruteNeighbors
+    from mlknn.neighbors._exact_kernel import _ExactKernel
 
+    chunks = []
+    real = _ExactKernel._chunk
+
+    def spy(self, Qc, *args, **kwargs):
+        chunks.append(Qc.shape[0])
+        return real(self, Qc, *args, **kwargs)
+
+    monkeypatch.setattr(_ExactKernel, "_chunk", spy)
     rng = np.random.default_rng(3)
     X = rng.standard_normal((500, 7)).astype(dtype)
     Xi = rng.integers(0, 3, size=(400, 3)).astype(dtype)  # ties and duplicates
     Xi[::9] = Xi[1::9][: Xi[::9].shape[0]]
     for data, k in ((X, 10), (Xi, 12), (X + 1e3, 3)):
         one = BruteNeighbors(metric=metric).fit(data)
+        chunks.clear()
         got = one.kneighbors(None, k)
-        assert hasattr(one, "_loo_Xc")  # the one-chunk Gram path ran
+        assert chunks == [data.shape[0]]
         chunked = BruteNeighbors(metric=metric, working_memory=0.2).fit(data)
         chunked._symmetric_loo = False
+        chunks.clear()
         want = chunked.kneighbors(None, k)
-        assert not hasattr(chunked, "_loo_Xc")
+        assert len(chunks) > 1
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[0], want[0])
-        np.testing.assert_array_equal(one.kneighbors(None, k)[1], want[1])  # the cached copy

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import MatrixLike, NDArray
 from ._base import register_backend
+from ._compiled import threads_for
 from ._contract import (
     check_metric,
     check_n_neighbors,
@@ -190,13 +191,16 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
             return self._finish_distances(dist, ind, return_distance)
         starts = range(0, n_q, chunk)
         local = threading.local()
+        # The compiled selection splits a chunk's rows over threads only when the
+        # chunks themselves run one at a time.
+        threads = 1 if workers > 1 else threads_for(self.n_jobs)
 
         def work(start: int) -> None:
             buf = getattr(local, "buf", None)
             if buf is None and self._fit_aug is not None:
                 buf = local.buf = np.empty((chunk, n_fit), dtype=gemm_dtype)
             stop = min(start + chunk, n_q)
-            d, i = self._chunk(Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors, buf)
+            d, i = self._chunk(Q[start:stop], q_sqnorm[start:stop], start if loo else None, n_neighbors, buf, threads)
             dist[start:stop], ind[start:stop] = d, i
 
         _map_chunks(work, starts, workers)

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils._typing import MatrixLike, NDArray, SparseMatrix
+from . import _compiled
 
 # The GEMM's keys (float32 for dense data; float32/float64 for sparse), row/column
 # indices of candidates.
@@ -89,12 +90,10 @@ class _ExactKernel:
     _center: NDArray[np.float64]
     _key_sqnorm: NDArray[np.float64]
     _key_sqnorm_max: float
-    _loo_Xc: tuple[Keys, Keys]
 
     def _fit_keys(self, X: MatrixLike) -> None:
         """Store the prepared training points ``X`` in step 1's layout."""
         self._fit_sqnorm = _row_sqnorms(X)
-        self.__dict__.pop("_loo_Xc", None)  # _loo_keys' copy of the previous fit
         if sp.issparse(X):
             self._fit_aug = None
             self._fit_X = X
@@ -164,25 +163,6 @@ class _ExactKernel:
         np.subtract((0.5 * self._fit_sqnorm).astype(D.dtype)[None, :], D, out=D)
         return D, qn + self._fit_sqnorm_max
 
-    def _loo_keys(self, buf: Keys | None) -> tuple[Keys, NDArray[np.float64]]:
-        """Step 1 when one chunk holds every training point as a query (dense, LOO).
-
-        The Gram matrix of the centred points is symmetric: numpy hands ``Xc @ Xc.T``
-        to BLAS's syrk (half the products), then ``v = |x|^2 / 2 - G`` in place. The
-        same keys up to rounding, within the same bound (yeast: 3.0 instead of 3.8 ms).
-        """
-        aug = self._fit_aug
-        assert aug is not None, "dense training data only"
-        # One contiguous buffer on both sides: numpy's syrk case (a strided view is
-        # not). Kept after the first call: at most _MAX_CHUNK_ROWS x d floats.
-        cached = getattr(self, "_loo_Xc", None)
-        if cached is None:
-            cached = self._loo_Xc = (np.ascontiguousarray(aug[:, :-1]), np.ascontiguousarray(aug[:, -1]))
-        Xc, half = cached  # half: contiguous, a strided broadcast costs a third more
-        G = np.matmul(Xc, Xc.T, out=None if buf is None else buf[: aug.shape[0]])
-        np.subtract(half, G, out=G)  # |x_j|^2 / 2 - x_i . x_j
-        return G, self._key_sqnorm + self._key_sqnorm_max
-
     def _transposed_keys(self, Qc: MatrixLike) -> Keys:
         """Step 1 for sparse training data: keys laid out (n_fit, rows), as ``X @ q``.
 
@@ -202,19 +182,37 @@ class _ExactKernel:
         return V
 
     def _chunk(
-        self, Qc: MatrixLike, qn: NDArray[np.float64], loo_offset: int | None, k: int, buf: Keys | None = None
+        self,
+        Qc: MatrixLike,
+        qn: NDArray[np.float64],
+        loo_offset: int | None,
+        k: int,
+        buf: Keys | None = None,
+        threads: int = 1,
     ) -> tuple[NDArray[np.float64], Index]:
-        """Squared distances and indices of the k nearest training points of a chunk."""
+        """Squared distances and indices of the k nearest training points of a chunk.
+
+        ``threads``: threads the compiled selection may use (1 when chunks already
+        run in parallel).
+        """
         X = self._fit_X
         n_rows = Qc.shape[0]
         key_X = self._key_X
         if key_X is not None and X.shape[1] * n_rows * key_X.dtype.itemsize <= _DENSE_Q_BYTES:
             V, fit_axis = self._transposed_keys(Qc), 0  # (n_fit, rows)
             scale = qn + self._fit_sqnorm_max
-        elif loo_offset == 0 and n_rows == X.shape[0] and self._fit_aug is not None:
-            (V, scale), fit_axis = self._loo_keys(buf), 1  # the whole LOO graph in one chunk
         else:
-            (V, scale), fit_axis = self._ranking_keys(Qc, qn, buf), 1  # (rows, n_fit)
+            # (rows, n_fit). The leave-one-out graph in one chunk takes this path
+            # too: a plain GEMM on the augmented keys beat numpy's syrk of the Gram
+            # matrix plus the subtraction (yeast, 1,208 points: 1.7 vs 3.2 ms on two
+            # threads, equal on one).
+            (V, scale), fit_axis = self._ranking_keys(Qc, qn, buf), 1
+            mod = None if self._fit_aug is None or sp.issparse(Qc) else _compiled.kernels()
+            if mod is not None:
+                # Steps 2-3 compiled, one pass per row (_numba_kernels.select_rows).
+                rtol = _GEMM_RTOL[np.dtype(np.float32)]
+                group = _compiled.group_size(X.shape[0], k)
+                return _compiled.select(mod, V, Qc, X, scale, rtol, loo_offset, k, group, threads)
         r, c = _candidates(V, scale, loo_offset, k, fit_axis)
         return self._finish(Qc, qn, r, c, k, n_rows)
 
@@ -445,6 +443,8 @@ def _exact_sqdist(
     """Squared distances of the pairs (Qc[r], X[c]) in float64, block by block.
 
     Direct differences, dense or sparse, so that identical rows give exactly 0.
+    Dense pairs are summed in numpy's pairwise order (``np.add.reduce``), by the
+    compiled kernel where numba is installed (``_compiled.py``), the same bits.
     ``qn`` and ``xn`` are kept in the signature for callers; they are not needed.
     Dense blocks reuse two small buffers (about 256 KiB each): fresh multi-megabyte
     temporaries cost more in page faults than the arithmetic.
@@ -457,6 +457,10 @@ def _exact_sqdist(
     if not q_sparse:
         Q64 = np.ascontiguousarray(Qc, dtype=np.float64)  # one chunk of queries: small
     if not q_sparse and not x_sparse:
+        mod = _compiled.kernels()
+        if mod is not None:  # the same sums, without the gathered copies
+            mod.pair_sqdist(np.ascontiguousarray(Qc), X, r, c, out)
+            return out
         # np.take is several times slower from a strided view: read rows from the
         # contiguous array X is the leading columns of (BruteNeighbors' [X, |x|^2/2]).
         src = _contiguous_base(X)
@@ -468,7 +472,10 @@ def _exact_sqdist(
             np.take(Q64, r[s : s + m], axis=0, out=qb, mode="clip")  # "raise" buffers out
             np.take(src, c[s : s + m], axis=0, out=xb, mode="clip")
             np.subtract(qb, xb[:, :d], out=qb)  # float64 - float32 upcasts inside the ufunc
-            np.einsum("ij,ij->i", qb, qb, out=out[s : s + m])
+            # Row sums by np.add.reduce (numpy's pairwise order, which the compiled
+            # kernel reproduces), not einsum (whose order depends on the SIMD width).
+            np.multiply(qb, qb, out=qb)
+            np.add.reduce(qb, axis=1, out=out[s : s + m])
         return out
     block = max(block, 1 << 12)
     for s in range(0, r.shape[0], block):

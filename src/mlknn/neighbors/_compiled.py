@@ -1,0 +1,139 @@
+"""The compiled selection of the exact kernel, where numba is installed; else nothing.
+
+``_exact_kernel`` asks :func:`kernels` for the compiled steps 2-3
+(``_numba_kernels.py``) and keeps its numpy path when the answer is None: numba
+missing or failing to import, ``MLKNN_NUMBA=0`` in the environment, or the module
+flag ``ENABLED`` set to False (the tests run both paths). numba is imported on the
+first search that needs it, never at ``import mlknn``. Both paths give the same
+neighbours and bit for bit the same float64 distances (the compiled sum follows
+numpy's pairwise order; ``tests/test_compiled_kernel.py``).
+
+Threads: the compiled functions release the GIL, and a chunk's rows are split over
+a persistent pool of Python threads (at most one range per thread, each range
+at least ``_MIN_ROWS_PER_THREAD`` rows). numba's own ``parallel=True`` is not used:
+with its default workqueue layer, two threads launching a parallel kernel at once
+abort the process, and estimators run in threads (joblib) are common.
+"""
+
+import importlib
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..utils._typing import NDArray
+
+#: False: always the numpy path (the tests set it; ``MLKNN_NUMBA=0`` sets it at import).
+ENABLED = os.environ.get("MLKNN_NUMBA", "1") != "0"
+
+# Below this many rows per thread the pool's hand-off costs more than it saves.
+_MIN_ROWS_PER_THREAD = 256
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_tried = False
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_blas: Any = None
+
+
+def kernels() -> ModuleType | None:
+    """The compiled kernels module, or None (numba unavailable or disabled)."""
+    global _module, _tried
+    if not ENABLED:
+        return None
+    if not _tried:
+        with _lock:
+            if not _tried:
+                try:
+                    _module = importlib.import_module(f"{__package__}._numba_kernels")
+                except ImportError:  # numba missing, or built for another numpy
+                    _module = None
+                _tried = True
+    return _module
+
+
+def threads_for(n_jobs: int | None) -> int:
+    """Threads of the compiled selection for a backend's ``n_jobs``: the rule of
+    ``resolve_n_jobs`` (None: the BLAS pool's size, so that ``threadpool_limits``
+    holds), read from one cached ``ThreadpoolController`` (``threadpool_info`` costs
+    about 0.3 ms a call, as much as the selection of a small problem)."""
+    if n_jobs is not None:
+        from ._contract import resolve_n_jobs
+
+        return resolve_n_jobs(n_jobs)
+    global _blas
+    if _blas is None:
+        from threadpoolctl import ThreadpoolController
+
+        _blas = ThreadpoolController().select(user_api="blas")
+    counts = [lib.num_threads for lib in _blas.lib_controllers]
+    return max(1, min(counts) if counts else (os.cpu_count() or 1))
+
+
+def group_size(n_fit: int, k: int) -> int:
+    """Columns per group of the compiled step 2: about sqrt(2 n / k), at most 32, and
+    at least 4k groups. Twice ``_exact_kernel._group_size``'s: the compiled scan of a
+    passing group's members is cheap, the k-th smallest of the group minima is not
+    (yeast, n = 1,208, k = 10: 15 instead of 7, a fifth less time)."""
+    return max(1, min(32, n_fit // (4 * k), int(np.sqrt(2.0 * n_fit / k))))
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    """A process-wide pool of at least ``threads`` threads (kept between calls)."""
+    global _pool, _pool_size
+    with _lock:
+        if _pool is None or _pool_size < threads:
+            old = _pool
+            _pool, _pool_size = ThreadPoolExecutor(threads, thread_name_prefix="mlknn-select"), threads
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool
+
+
+def select(
+    mod: ModuleType,
+    V: NDArray[np.float32],
+    Q: NDArray[Any],
+    X: NDArray[Any],
+    scale: NDArray[np.float64],
+    rtol: float,
+    loo_offset: int | None,
+    k: int,
+    group: int,
+    threads: int,
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """Squared distances and indices of the k nearest training points of a chunk.
+
+    ``V`` (rows, n_fit) float32 ranking keys (overwritten at the excluded self
+    entries), ``Q`` the chunk's prepared queries (rows, d), ``X`` the prepared
+    training points, ``scale`` the per-row rounding scale; ``loo_offset``: row i
+    excludes training point ``i + loo_offset``; ``group``: columns per group of
+    step 2; ``threads``: at most this many threads.
+    """
+    n_rows = V.shape[0]
+    dist = np.empty((n_rows, k), dtype=np.float64)
+    ind = np.empty((n_rows, k), dtype=np.intp)
+    offset = -1 if loo_offset is None else int(loo_offset)
+    scale = np.ascontiguousarray(scale, dtype=np.float64)
+    # |key| <= |x|^2 / 2 + |q| |x| <= scale, and so is every partial sum of the
+    # GEMM's dot products: below the float32 maximum (with room for rounding) no key
+    # is inf or NaN. Beyond (data of magnitude about 1e19 and more), keys may have
+    # overflowed and carry no order: every training point is a candidate.
+    every = not bool(np.all(scale < 1e37))
+    parts = max(1, min(threads, n_rows // _MIN_ROWS_PER_THREAD))
+    if parts == 1:
+        mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, n_rows, dist, ind)
+        return dist, ind
+    edges = np.linspace(0, n_rows, parts + 1).astype(int)
+    pool = _executor(parts)
+    futures = [
+        pool.submit(mod.select_rows, V, Q, X, scale, rtol, offset, k, group, every, int(a), int(b), dist, ind)
+        for a, b in zip(edges[:-1], edges[1:])
+    ]
+    for f in futures:
+        f.result()
+    return dist, ind

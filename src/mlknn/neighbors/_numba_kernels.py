@@ -1,0 +1,254 @@
+"""The compiled (numba) steps 2-3 of the exact kernel; imported only by ``_compiled.py``.
+
+Importing this module imports numba and compiles nothing: each function is compiled
+on its first call for the argument types it gets, and the machine code is cached on
+disk (``cache=True``), so a later process only loads it. Every function releases the
+GIL (``nogil=True``): ``_compiled.py`` runs row ranges on several Python threads,
+which is safe under concurrent callers (numba's own ``parallel=True`` pool, with its
+default workqueue layer, aborts the process when two threads launch kernels at once).
+
+Exactness (the contract of ``_exact_kernel.py``): squared distances are summed in
+float64 in the order of numpy's pairwise summation (``np.add.reduce`` along a
+contiguous row: 8 accumulators per block of at most 128 terms, blocks halved
+recursively), so that they equal, bit for bit, the numpy fallback's
+``_exact_sqdist``; ties are ordered by the lower training index.
+"""
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _leaf(q: Any, x: Any) -> float:
+    """numpy's pairwise sum of (q - x)^2 over at most 128 terms: 8 accumulators
+    (term t into accumulator t mod 8), combined as ((r0 + r1) + (r2 + r3)) +
+    ((r4 + r5) + (r6 + r7)), then the remaining terms one by one; below 8 terms, a
+    plain sum. Row slices, not offsets: numba then drops its negative-index checks."""
+    n = q.shape[0]
+    if n < 8:
+        res = -0.0
+        for t in range(n):
+            e = np.float64(q[t]) - np.float64(x[t])
+            res += e * e
+        return res
+    r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = 0.0
+    nb = n // 8
+    for b in range(nb):
+        qs, xs = q[8 * b : 8 * b + 8], x[8 * b : 8 * b + 8]
+        e0 = np.float64(qs[0]) - np.float64(xs[0])
+        e1 = np.float64(qs[1]) - np.float64(xs[1])
+        e2 = np.float64(qs[2]) - np.float64(xs[2])
+        e3 = np.float64(qs[3]) - np.float64(xs[3])
+        e4 = np.float64(qs[4]) - np.float64(xs[4])
+        e5 = np.float64(qs[5]) - np.float64(xs[5])
+        e6 = np.float64(qs[6]) - np.float64(xs[6])
+        e7 = np.float64(qs[7]) - np.float64(xs[7])
+        r0 += e0 * e0
+        r1 += e1 * e1
+        r2 += e2 * e2
+        r3 += e3 * e3
+        r4 += e4 * e4
+        r5 += e5 * e5
+        r6 += e6 * e6
+        r7 += e7 * e7
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    qt, xt = q[8 * nb :], x[8 * nb :]
+    for t in range(qt.shape[0]):
+        e = np.float64(qt[t]) - np.float64(xt[t])
+        res += e * e
+    return res
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sqdist(Q: Any, a: int, X: Any, b: int, stack: Any, vals: Any) -> float:
+    """``sqdist`` with the common case (at most 128 features) inlined."""
+    if X.shape[1] <= 128:
+        return _leaf(Q[a], X[b])
+    return sqdist(Q, a, X, b, stack, vals)
+
+
+@njit(cache=True, nogil=True)
+def sqdist(Q: Any, a: int, X: Any, b: int, stack: Any, vals: Any) -> float:
+    """|Q[a] - X[b]|^2 in float64, summed in the order of numpy's pairwise summation.
+
+    Rows of more than 128 features are halved (at a multiple of 8) until the pieces
+    have at most 128, and the pieces' sums added pairwise, as numpy does. Without
+    recursion (numba's on-disk cache does not reload recursive functions safely):
+    scratch ``stack``, int64 (64, 3) (start, length, stage), and ``vals``, float64
+    (64,) (partial sums, innermost last).
+    """
+    d = X.shape[1]
+    q, x = Q[a], X[b]
+    if d <= 128:
+        return _leaf(q, x)
+    nv = 0
+    top = 0
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, d, 0
+    while top >= 0:
+        lo, n, stage = stack[top, 0], stack[top, 1], stack[top, 2]
+        if n <= 128:
+            vals[nv] = _leaf(q[lo : lo + n], x[lo : lo + n])
+            nv += 1
+            top -= 1
+            continue
+        n2 = n // 2
+        n2 -= n2 % 8
+        if stage == 0:
+            stack[top, 2] = 1
+            top += 1
+            stack[top, 0], stack[top, 1], stack[top, 2] = lo, n2, 0
+        elif stage == 1:
+            stack[top, 2] = 2
+            top += 1
+            stack[top, 0], stack[top, 1], stack[top, 2] = lo + n2, n - n2, 0
+        else:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+            top -= 1
+    return float(vals[0])
+
+
+@njit(cache=True, nogil=True)
+def pair_sqdist(Q: Any, X: Any, r: Any, c: Any, out: Any) -> None:
+    """out[p] = |Q[r[p]] - X[c[p]]|^2 for every pair p (``sqdist``)."""
+    stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
+    for p in range(r.shape[0]):
+        out[p] = _sqdist(Q, r[p], X, c[p], stack, vals)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _offer(best_d: Any, best_j: Any, m: int, k: int, dist: float, j: int) -> int:
+    """Insert (dist, j) into the (distance, index)-sorted best_d[:m], best_j[:m] (at most k kept)."""
+    if m == k:
+        last = best_d[k - 1]
+        if dist > last or (dist == last and j > best_j[k - 1]) or not dist == dist:
+            return m
+        m -= 1
+    p = m
+    while p > 0 and (best_d[p - 1] > dist or (best_d[p - 1] == dist and best_j[p - 1] > j)):
+        best_d[p] = best_d[p - 1]
+        best_j[p] = best_j[p - 1]
+        p -= 1
+    best_d[p] = dist
+    best_j[p] = j
+    return m + 1
+
+
+@njit(cache=True, nogil=True)
+def select_rows(
+    V: Any, Q: Any, X: Any, scale: Any, rtol: float, self_offset: int, k: int, m: int, every: bool,
+    lo: int, hi: int, out_d: Any, out_i: Any,
+) -> None:
+    """The k nearest training points of query rows ``lo..hi-1`` of one chunk.
+
+    ``V`` (rows, n_fit), float32, holds the ranking keys of the GEMM (``_ranking_keys``);
+    ``self_offset >= 0``: row i excludes training point ``i + self_offset``
+    (leave-one-out; its entry of V is overwritten with +inf). ``scale[i]`` is the
+    row's rounding scale, ``rtol`` the GEMM's relative rounding bound
+    (``_GEMM_RTOL``), ``m`` the group size (``_group_size``). ``every``: the keys
+    may have overflowed (data beyond the float32 range), every training point is
+    a candidate.
+
+    Steps 2-3 of ``_exact_kernel``, per row: the minima of ``m`` interleaved groups
+    (column j in group ``j mod n_groups``; one vectorised pass), the k-th smallest
+    of those minima and of the tail columns as the upper bound, plus twice the
+    rounding bound (the rule of ``_exact_kernel._threshold``); then the members of
+    the groups under the threshold whose key is under it: every true neighbour and
+    every tie at the boundary. Their squared distances are recomputed exactly and
+    the k best kept in (distance, index) order. Writes rows ``lo..hi-1`` of
+    ``out_d`` (float64 squared distances) and ``out_i``.
+    """
+    n_fit = V.shape[1]
+    n_groups = n_fit // m
+    body = n_groups * m
+    n_pool = n_groups + n_fit - body
+    pool = np.empty(n_pool, dtype=np.float32)
+    top_k = np.empty(k, dtype=np.float32)
+    best_d = np.empty(k, dtype=np.float64)
+    best_j = np.empty(k, dtype=np.int64)
+    stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
+    # Fewer than k pool entries (tiny training sets): no bound, every key passes.
+    use_bound = n_pool >= k
+    for i in range(lo, hi):
+        row = V[i]
+        own = i + self_offset if self_offset >= 0 else -1
+        if own >= 0:
+            row[own] = np.inf
+        thr = np.float32(np.inf)
+        if use_bound and not every:
+            _group_minima(row, m, n_groups, pool)
+            # +inf when fewer than k entries are not NaN: then every key passes.
+            thr = np.float32(_kth_smallest(pool, k, top_k) + band_of(rtol, scale[i]) + 1e-300)
+        # Candidates: members of the groups (and tail columns) under the threshold.
+        nb = 0
+        if not every:
+            for t in range(n_groups):
+                if use_bound and not pool[t] <= thr:
+                    continue
+                for g in range(m):
+                    j = g * n_groups + t
+                    if row[j] <= thr and j != own:
+                        nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
+            for j in range(body, n_fit):
+                if row[j] <= thr and j != own:
+                    nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
+        if nb < k or every:
+            # Fewer than k keys passed (NaN keys), or keys that may have overflowed:
+            # every training point is a candidate.
+            nb = 0
+            for j in range(n_fit):
+                if j != own:
+                    nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
+        for t in range(k):
+            out_d[i, t] = best_d[t]
+            out_i[i, t] = best_j[t]
+
+
+@njit(cache=True, nogil=True)
+def _group_minima(row: Any, m: int, n_groups: int, pool: Any) -> None:
+    """pool[t] = min over g of row[g n_groups + t]; pool[n_groups:] = the tail keys.
+
+    Slices rather than offset indices: numba then drops its negative-index check
+    and LLVM vectorises the element-wise minimum (several times faster).
+    """
+    pool[:n_groups] = row[:n_groups]
+    for g in range(1, m):
+        seg = row[g * n_groups : (g + 1) * n_groups]
+        for t in range(n_groups):
+            v = seg[t]
+            p = pool[t]
+            pool[t] = v if v < p else p
+    pool[n_groups:] = row[m * n_groups :]
+
+
+@njit(cache=True, nogil=True)
+def _kth_smallest(pool: Any, k: int, buf: Any) -> float:
+    """The k-th smallest entry of ``pool`` (+inf if it has fewer than k that are not NaN).
+
+    ``buf`` (k,) holds the k smallest seen, ascending; an entry below its last is
+    inserted without branches: ``buf[u] = min(buf[u], max(buf[u - 1], v))`` from
+    the top down (about a quarter faster than a shifting insertion, whose loop
+    exits are unpredictable). NaN entries never pass ``v < buf[k - 1]``.
+    """
+    for u in range(k):
+        buf[u] = np.inf
+    for t in range(pool.shape[0]):
+        v = pool[t]
+        if not v < buf[k - 1]:
+            continue
+        for u in range(k - 1, 0, -1):
+            a = buf[u - 1]
+            hi = a if a > v else v
+            b = buf[u]
+            buf[u] = b if b < hi else hi
+        b = buf[0]
+        buf[0] = b if b < v else v
+    return np.float64(buf[k - 1])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def band_of(rtol: float, scale: float) -> float:
+    """Twice the GEMM rounding bound of a row (``_exact_kernel._threshold``)."""
+    return 2.0 * (rtol * scale)

@@ -1,0 +1,187 @@
+"""The compiled selection (``mlknn.neighbors._compiled``, ``_numba_kernels``) against the numpy path.
+
+With numba installed, ``BruteNeighbors`` selects and re-ranks a dense chunk with one
+compiled pass per row; ``_compiled.ENABLED = False`` forces the numpy path. The two
+must agree bit for bit, indices and float64 distances (the compiled sum follows
+numpy's pairwise order), on random float32/float64 data, tie-heavy integer data,
+duplicates, k = n - 1 and k = n, n not a multiple of the group size, every metric,
+query chunks that are not the leave-one-out block, several chunks, and rows split
+over threads; and both must agree with the double-loop oracle. Without numba the
+tests that need it skip; the rest check the fallback.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from reference_impls import loop_knn
+
+import mlknn.neighbors._compiled as compiled
+from mlknn.neighbors import BruteNeighbors
+from mlknn.neighbors._exact_kernel import _exact_sqdist
+
+# The tests that compare the two paths need the compiled one (numba installed, and
+# not disabled by MLKNN_NUMBA=0); the rest check the numpy fallback either way.
+needs_numba = pytest.mark.skipif(compiled.kernels() is None, reason="numba missing or MLKNN_NUMBA=0")
+
+
+def both(X, Q, k, monkeypatch, **params):
+    """(compiled, numpy) answers of BruteNeighbors(**params) for queries Q (None: LOO)."""
+    index = BruteNeighbors(**params).fit(X)
+    assert compiled.kernels() is not None
+    fast = index.kneighbors(Q, k)
+    with monkeypatch.context() as m:
+        m.setattr(compiled, "ENABLED", False)
+        assert compiled.kernels() is None
+        slow = index.kneighbors(Q, k)
+    return fast, slow
+
+
+def assert_identical(a, b):
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(a[0], b[0])
+    assert a[1].dtype == b[1].dtype == np.intp and a[0].dtype == b[0].dtype == np.float64
+
+
+def tie_heavy(rng, n, d=3):
+    X = rng.integers(0, 3, size=(n, d)).astype(np.float64)
+    X[::7] = X[1::7][: X[::7].shape[0]]  # exact duplicates
+    return X
+
+
+@pytest.mark.parametrize("d", [1, 3, 7, 8, 9, 64, 103, 128, 129, 136, 300, 1031])
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float32), (np.float64, np.float32)])
+def test_pair_sqdist_equals_the_numpy_pairwise_sum_bit_for_bit(monkeypatch, d, dtypes):
+    # Row sums past 128 terms are split in halves as numpy does: d = 129, 136,
+    # 300 and 1031 exercise the explicit stack that replaces the recursion.
+    rng = np.random.default_rng(d)
+    Q = (rng.standard_normal((30, d)) * 10).astype(dtypes[0])
+    X = (rng.standard_normal((40, d)) * 10).astype(dtypes[1])
+    r, c = rng.integers(0, 30, 400), rng.integers(0, 40, 400)
+    want = np.add.reduce((Q[r].astype(np.float64) - X[c].astype(np.float64)) ** 2, axis=1)
+    got = _exact_sqdist(Q, X, None, None, r, c)
+    with monkeypatch.context() as m:
+        m.setattr(compiled, "ENABLED", False)
+        slow = _exact_sqdist(Q, X, None, None, r, c, block=7)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(slow, want)
+    np.testing.assert_allclose(got, ((Q[r].astype(np.float64) - X[c]) ** 2).sum(axis=1), rtol=1e-12)
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine"])
+@pytest.mark.parametrize("n,d,k", [(1, 2, 1), (7, 3, 6), (61, 5, 10), (503, 9, 10), (1208, 103, 10), (997, 130, 3)])
+def test_compiled_equals_numpy_path_random(monkeypatch, dtype, metric, n, d, k):
+    rng = np.random.default_rng(n + d)
+    X = (rng.standard_normal((n, d)) + 3.0).astype(dtype)
+    Q = (rng.standard_normal((37, d)) + 3.0).astype(dtype)
+    if n > 1:
+        assert_identical(*both(X, None, min(k, n - 1), monkeypatch, metric=metric))
+    assert_identical(*both(X, Q, min(k, n), monkeypatch, metric=metric))
+
+
+@needs_numba
+@pytest.mark.parametrize("n", [40, 333, 1500])
+def test_compiled_equals_numpy_path_and_loop_on_ties_and_duplicates(monkeypatch, n):
+    rng = np.random.default_rng(n)
+    X = tie_heavy(rng, n)
+    Q = tie_heavy(rng, 25)
+    for k in (1, 5, 17, n - 1):
+        fast, slow = both(X, None, k, monkeypatch)
+        assert_identical(fast, slow)
+        if n <= 333:
+            want = loop_knn(X, None, k, loo=True)
+            np.testing.assert_array_equal(fast[1], want[1])
+            np.testing.assert_array_equal(fast[0], want[0])  # integer squared distances: exact
+    for k in (1, 9, n):
+        fast, slow = both(X, Q, k, monkeypatch)
+        assert_identical(fast, slow)
+        if n <= 333:
+            want = loop_knn(X, Q, k)
+            np.testing.assert_array_equal(fast[1], want[1])
+            np.testing.assert_array_equal(fast[0], want[0])
+
+
+def test_compiled_matches_loop_reference_on_continuous_data():
+    rng = np.random.default_rng(11)
+    X, Q = rng.standard_normal((150, 6)), rng.standard_normal((20, 6))
+    index = BruteNeighbors().fit(X)
+    for got, want in ((index.kneighbors(None, 8), loop_knn(X, None, 8, loo=True)),
+                      (index.kneighbors(Q, 8), loop_knn(X, Q, 8))):
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-13)
+
+
+@needs_numba
+def test_several_chunks_and_thread_split_equal_one_chunk(monkeypatch):
+    # Chunks other than the leave-one-out block (loo_offset > 0), and a chunk's rows
+    # split over threads: the same answer as one chunk on one thread.
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((1700, 20)).astype(np.float32)
+    X[100:120] = X[200:220]  # duplicates across chunks
+    Q = rng.standard_normal((1100, 20))
+    monkeypatch.setattr(compiled, "_MIN_ROWS_PER_THREAD", 64)
+    one = BruteNeighbors(n_jobs=1).fit(X)
+    want_loo, want_q = one.kneighbors(None, 7), one.kneighbors(Q, 7)
+    for params in ({"n_jobs": 2}, {"n_jobs": 3}, {"n_jobs": 1, "working_memory": 0.5}):
+        index = BruteNeighbors(**params).fit(X)
+        assert_identical(index.kneighbors(None, 7), want_loo)
+        assert_identical(index.kneighbors(Q, 7), want_q)
+    monkeypatch.setattr(compiled, "ENABLED", False)
+    assert_identical(BruteNeighbors(working_memory=0.5).fit(X).kneighbors(None, 7), want_loo)
+
+
+@needs_numba
+@pytest.mark.parametrize("magnitude", [1e25, 1e150])
+def test_data_beyond_the_float32_range_takes_every_point_as_candidate(magnitude):
+    # Keys that may overflow float32 (inf, NaN, or finite keys beside overflowed
+    # ones: two clusters far apart): every training point is a candidate, the
+    # answer is still exact. (The numpy path does not handle such data.)
+    rng = np.random.default_rng(4)
+    X, Q = rng.standard_normal((60, 3)), rng.standard_normal((9, 3))
+    X[::2] *= magnitude
+    Q[::3] *= magnitude
+    index = BruteNeighbors().fit(X)
+    with np.errstate(over="ignore", invalid="ignore"):
+        got, got_loo = index.kneighbors(Q, 4), index.kneighbors(None, 4)
+    for g, want in ((got, loop_knn(X, Q, 4)), (got_loo, loop_knn(X, None, 4, loo=True))):
+        np.testing.assert_array_equal(g[1], want[1])
+        np.testing.assert_allclose(g[0], want[0], rtol=1e-12)
+
+
+@needs_numba
+def test_numba_import_failure_falls_back_to_numpy(monkeypatch):
+    rng = np.random.default_rng(5)
+    X = tie_heavy(rng, 200)
+    want = BruteNeighbors().fit(X).kneighbors(None, 6)
+    monkeypatch.setitem(sys.modules, "mlknn.neighbors._numba_kernels", None)  # import raises ImportError
+    monkeypatch.setattr(compiled, "_tried", False)
+    monkeypatch.setattr(compiled, "_module", None)
+    assert compiled.kernels() is None
+    assert_identical(BruteNeighbors().fit(X).kneighbors(None, 6), want)
+    monkeypatch.undo()
+    assert compiled.kernels() is not None
+
+
+def test_import_mlknn_does_not_import_numba_and_the_variable_disables_it():
+    import os
+
+    code = ("import sys, mlknn, mlknn.neighbors, mlknn.neighbors._compiled as c; "
+            "print('numba' in sys.modules, c.ENABLED)")
+    env = {key: value for key, value in os.environ.items() if key != "MLKNN_NUMBA"}
+    for setting, enabled in ((None, "True"), ("0", "False"), ("1", "True")):
+        if setting is not None:
+            env["MLKNN_NUMBA"] = setting
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        assert out.stdout.split() == ["False", enabled]
+
+
+def test_group_size_keeps_enough_groups():
+    for n in (1, 5, 40, 399, 1208, 5000, 50000):
+        for k in (1, 5, 10, 50):
+            m = compiled.group_size(n, k)
+            assert 1 <= m <= 32
+            if m > 1:
+                assert n // m >= 4 * k
