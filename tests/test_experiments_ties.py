@@ -156,7 +156,7 @@ def test_compare_picks_the_named_variant_and_says_which(tmp_path):
     i_mulan, i_rev = TIE_VARIANTS.index("mulan"), TIE_VARIANTS.index("mulan-reversed")
     assert got["coverage"]["our_mean"] == 2.0 + i_mulan + 1 and got["coverage"]["ties"] == "mulan"
     assert got["coverage"]["stored_metric"] == "coverage[mulan]"
-    assert "[ties: mulan]" in got["coverage"]["ours"]
+    assert got["coverage"]["ours"].endswith(" (ties: mulan)")
     assert got["one_error"]["our_mean"] == 2.0 + i_rev + 1 and got["one_error"]["ties"] == "mulan-reversed"
     assert got["ranking_loss"]["our_mean"] == 2.0 and got["ranking_loss"]["ties"] == "pessimistic"
     assert "ties" not in got["ranking_loss"]["ours"]

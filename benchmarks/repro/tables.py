@@ -15,7 +15,7 @@ import sys
 from collections import defaultdict
 
 # The tie rule a ranking cell is read under, as the comparison appends it to the reading.
-_TIES_SUFFIX = re.compile(r" \[ties: [^\]]+\]$")
+_TIES_SUFFIX = re.compile(r" \(ties: [^)]+\)$")
 
 
 def _rows(path):

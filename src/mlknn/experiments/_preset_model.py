@@ -345,7 +345,8 @@ def _reading(c: PaperColumn, rule: str | None = None) -> str:
     (so that every printed table, the CLI's included, shows it)."""
     name = c.algorithm + ("" if not c.params else "(" + ", ".join(f"{k}={v}" for k, v in c.params) + ")")
     name += f" [{c.reading}]" if c.reading else ""
-    return name + (f" [ties: {rule}]" if rule not in (None, "pessimistic") else "")
+    # In parentheses, not brackets: the CLI prints with rich, which takes "[lowercase...]" for markup.
+    return name + (f" (ties: {rule})" if rule not in (None, "pessimistic") else "")
 
 
 def _spec_for(config: ExperimentConfig, column: PaperColumn) -> AlgorithmSpec:
