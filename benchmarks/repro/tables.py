@@ -6,7 +6,10 @@
 ``cells``: one row per published cell and reading (paper, ours, z, within 2 sd);
 ``counts``: cells within 2 sd per dataset and column (one column per reading);
 ``db``: the cells straight from a results database, also while its run is incomplete
-(``python benchmarks/repro/tables.py db mlhiknn2025 results.db enron,llog``).
+(``python benchmarks/repro/tables.py db mlhiknn2025 results.db enron,llog``);
+``db-counts``: the counts from a database, under the preset's tie readings or, with a
+last argument ``pessimistic``, with every ranking measure read pessimistically
+(``python benchmarks/repro/tables.py db-counts dmlknn2011 results.db all pessimistic``).
 """
 
 import csv
@@ -68,8 +71,9 @@ def counts(path):
     print(f"\nTotal {total[0]}/{total[1]}.")
 
 
-def from_db(preset_name, db_path, datasets):
+def from_db(preset_name, db_path, datasets, ties="preset", show=None):
     import tempfile
+    from dataclasses import replace
     from pathlib import Path
 
     from mlknn.experiments import get_preset
@@ -79,16 +83,21 @@ def from_db(preset_name, db_path, datasets):
     preset = get_preset(preset_name)
     rows = []
     with ResultsDB(db_path) as db:
-        for ds in datasets.split(","):
+        names = preset.datasets if datasets == "all" else datasets.split(",")
+        for ds in names:
             cfg, cols = preset.config([ds])
+            if ties == "pessimistic":
+                cols = [replace(c, ties=()) for c in cols]
             rows += preset.compare(db.rows("dataset = ?", (ds,)), cfg, cols)
     with tempfile.TemporaryDirectory() as tmp:
         csv_path, _ = write_comparison(rows, Path(tmp))
-        cells(csv_path)
+        (show or cells)(csv_path)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "db":
         from_db(*sys.argv[2:5])
+    elif sys.argv[1] == "db-counts":
+        from_db(*sys.argv[2:6], show=counts)
     else:
         {"cells": cells, "counts": counts}[sys.argv[1]](sys.argv[2])
