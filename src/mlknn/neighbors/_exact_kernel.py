@@ -37,6 +37,13 @@ Steps 2-3 touch each GEMM output once (the group-minimum reduction); the full-ro
 selection, the boolean mask and ``nonzero`` over the whole chunk of the first
 version are gone (see docs/performance.md for the measurements). No n x n matrix is
 allocated: a chunk is ``chunk_rows x n_train``.
+
+Where numba is installed, steps 2-3 of a dense chunk run compiled, one pass per row
+(``_compiled.py``, ``_numba_kernels.select_rows``): the same threshold rule, the
+exact distances summed in the order of numpy's pairwise sum (``_exact_sqdist``), so
+that the answer is bit for bit that of the numpy path below, which stays the
+fallback (numba missing, ``MLKNN_NUMBA=0``) and the path of sparse data and of the
+symmetric leave-one-out pieces (``_exact_loo.py``).
 """
 
 from collections.abc import Callable, Sequence

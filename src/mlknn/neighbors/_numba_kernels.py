@@ -166,6 +166,7 @@ def select_rows(
     n_pool = n_groups + n_fit - body
     pool = np.empty(n_pool, dtype=np.float32)
     top_k = np.empty(k, dtype=np.float32)
+    cand = np.empty(n_fit, dtype=np.int64)
     best_d = np.empty(k, dtype=np.float64)
     best_j = np.empty(k, dtype=np.int64)
     stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
@@ -182,7 +183,7 @@ def select_rows(
             # +inf when fewer than k entries are not NaN: then every key passes.
             thr = np.float32(_kth_smallest(pool, k, top_k) + band_of(rtol, scale[i]) + 1e-300)
         # Candidates: members of the groups (and tail columns) under the threshold.
-        nb = 0
+        nc = 0
         if not every:
             for t in range(n_groups):
                 if use_bound and not pool[t] <= thr:
@@ -190,17 +191,24 @@ def select_rows(
                 for g in range(m):
                     j = g * n_groups + t
                     if row[j] <= thr and j != own:
-                        nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
+                        cand[nc] = j
+                        nc += 1
             for j in range(body, n_fit):
                 if row[j] <= thr and j != own:
-                    nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
-        if nb < k or every:
+                    cand[nc] = j
+                    nc += 1
+        if nc < k or every:
             # Fewer than k keys passed (NaN keys), or keys that may have overflowed:
             # every training point is a candidate.
-            nb = 0
             for j in range(n_fit):
-                if j != own:
-                    nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
+                cand[j] = j
+            nc = n_fit
+        # Exact squared distances; the k best in (distance, index) order.
+        nb = 0
+        for t in range(nc):
+            j = cand[t]
+            if j != own:  # (the full list holds it)
+                nb = _offer(best_d, best_j, nb, k, _sqdist(Q, i, X, j, stack, vals), j)
         for t in range(k):
             out_d[i, t] = best_d[t]
             out_i[i, t] = best_j[t]
