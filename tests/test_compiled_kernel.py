@@ -185,3 +185,32 @@ def test_group_size_keeps_enough_groups():
             assert 1 <= m <= 32
             if m > 1:
                 assert n // m >= 4 * k
+
+
+def _child_search(queue):
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((800, 6))
+    queue.put(BruteNeighbors(n_jobs=2).fit(X).kneighbors(None, 4)[1].sum())
+
+
+@needs_numba
+def test_thread_pool_survives_fork(monkeypatch):
+    # The selection's thread pool of the parent has no threads in a forked child:
+    # the child must make its own, not wait forever on the parent's.
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork start method on this platform")
+    monkeypatch.setattr(compiled, "_MIN_ROWS_PER_THREAD", 64)
+    rng = np.random.default_rng(8)
+    want = BruteNeighbors(n_jobs=2).fit(rng.standard_normal((800, 6))).kneighbors(None, 4)[1].sum()
+    assert compiled._pool is not None  # the parent's pool exists before the fork
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_search, args=(queue,))
+    child.start()
+    child.join(timeout=120)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung on the parent's thread pool")
+    assert child.exitcode == 0 and queue.get(timeout=10) == want

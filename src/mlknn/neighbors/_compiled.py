@@ -83,15 +83,26 @@ def group_size(n_fit: int, k: int) -> int:
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:
-    """A process-wide pool of at least ``threads`` threads (kept between calls)."""
+    """A process-wide pool of at least ``threads`` threads (kept between calls).
+
+    A pool that is outgrown is dropped, not shut down (another caller may still be
+    submitting to it; its idle threads end with the process). A forked child gets
+    a fresh pool: the parent's threads do not exist there (``_forget_pool``).
+    """
     global _pool, _pool_size
     with _lock:
         if _pool is None or _pool_size < threads:
-            old = _pool
-            _pool, _pool_size = ThreadPoolExecutor(threads, thread_name_prefix="mlknn-select"), threads
-            if old is not None:
-                old.shutdown(wait=False)
+            size = max(threads, os.cpu_count() or 1)
+            _pool, _pool_size = ThreadPoolExecutor(size, thread_name_prefix="mlknn-select"), size
         return _pool
+
+
+def _forget_pool() -> None:
+    global _pool, _pool_size, _lock
+    _pool, _pool_size, _lock = None, 0, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def select(
