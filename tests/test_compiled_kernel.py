@@ -46,7 +46,8 @@ def assert_identical(a, b):
 
 def tie_heavy(rng, n, d=3):
     X = rng.integers(0, 3, size=(n, d)).astype(np.float64)
-    X[::7] = X[1::7][: X[::7].shape[0]]  # exact duplicates
+    m = X[1::7].shape[0]
+    X[: 7 * m : 7] = X[1::7]  # exact duplicates
     return X
 
 
@@ -214,3 +215,21 @@ def test_thread_pool_survives_fork(monkeypatch):
         child.kill()
         pytest.fail("the forked child hung on the parent's thread pool")
     assert child.exitcode == 0 and queue.get(timeout=10) == want
+
+
+def test_a_broken_numba_install_warns_and_falls_back(monkeypatch):
+    import importlib
+
+    def broken(name, *args, **kwargs):
+        raise RuntimeError("cannot cache function: no locator available")
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    monkeypatch.setattr(compiled, "_tried", False)
+    monkeypatch.setattr(compiled, "_module", None)
+    monkeypatch.setattr(compiled, "ENABLED", True)
+    with pytest.warns(RuntimeWarning, match="numpy path"):
+        assert compiled.kernels() is None
+    X = tie_heavy(np.random.default_rng(6), 120)
+    got = BruteNeighbors().fit(X).kneighbors(None, 5)
+    want = loop_knn(X, None, 5, loo=True)
+    np.testing.assert_array_equal(got[1], want[1])

@@ -18,6 +18,7 @@ abort the process, and estimators run in threads (joblib) are common.
 import importlib
 import os
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -51,6 +52,15 @@ def kernels() -> ModuleType | None:
                 try:
                     _module = importlib.import_module(f"{__package__}._numba_kernels")
                 except ImportError:  # numba missing, or built for another numpy
+                    _module = None
+                except Exception as exc:  # e.g. numba's cache has no writable folder
+                    warnings.warn(
+                        f"numba is installed but mlknn's compiled kernels could not be loaded "
+                        f"({type(exc).__name__}: {exc}); using the numpy path (same results, slower). "
+                        "Set MLKNN_NUMBA=0 to silence this.",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
                     _module = None
                 _tried = True
     return _module
