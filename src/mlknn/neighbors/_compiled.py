@@ -8,9 +8,9 @@ first search that needs it, never at ``import mlknn``. Both paths give the same
 neighbours and bit for bit the same float64 distances (the compiled sum follows
 numpy's pairwise order; ``tests/test_compiled_kernel.py``).
 
-Threads: the compiled functions release the GIL, and a chunk's rows are split over
-a persistent pool of Python threads (at most one range per thread, each range
-at least ``_MIN_ROWS_PER_THREAD`` rows). numba's own ``parallel=True`` is not used:
+Threads: the compiled functions release the GIL, and a chunk's rows are split into
+ranges of at least ``_MIN_ROWS_PER_THREAD`` rows, one per thread: the first on the
+calling thread, the others on a persistent pool of Python threads. numba's own ``parallel=True`` is not used:
 with its default workqueue layer, two threads launching a parallel kernel at once
 abort the process, and estimators run in threads (joblib) are common.
 """
@@ -150,11 +150,13 @@ def select(
         mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, n_rows, dist, ind)
         return dist, ind
     edges = np.linspace(0, n_rows, parts + 1).astype(int)
-    pool = _executor(parts)
+    pool = _executor(parts - 1)
+    # The first range on the calling thread, the others on the pool's.
     futures = [
         pool.submit(mod.select_rows, V, Q, X, scale, rtol, offset, k, group, every, int(a), int(b), dist, ind)
-        for a, b in zip(edges[:-1], edges[1:])
+        for a, b in zip(edges[1:-1], edges[2:])
     ]
+    mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, int(edges[1]), dist, ind)
     for f in futures:
         f.result()
     return dist, ind
