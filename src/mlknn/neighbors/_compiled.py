@@ -10,9 +10,10 @@ numpy's pairwise order; ``tests/test_compiled_kernel.py``).
 
 Threads: the compiled functions release the GIL, and a chunk's rows are split into
 ranges of at least ``_MIN_ROWS_PER_THREAD`` rows, one per thread: the first on the
-calling thread, the others on a persistent pool of Python threads. numba's own ``parallel=True`` is not used:
-with its default workqueue layer, two threads launching a parallel kernel at once
-abort the process, and estimators run in threads (joblib) are common.
+calling thread, the others on a persistent pool of Python threads. numba's own
+``parallel=True`` is not used: with its default workqueue layer, two threads
+launching a parallel kernel at once abort the process, and estimators run in
+threads (joblib) are common.
 """
 
 import importlib
