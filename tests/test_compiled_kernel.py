@@ -26,6 +26,13 @@ from mlknn.neighbors._exact_kernel import _exact_sqdist
 needs_numba = pytest.mark.skipif(compiled.kernels() is None, reason="numba missing or MLKNN_NUMBA=0")
 
 
+@pytest.fixture(autouse=True)
+def any_width(monkeypatch):
+    # The compiled selection serves searches up to MAX_NEIGHBORS wide; the tests
+    # check it at every k (k = n - 1 included), so the limit is lifted here.
+    monkeypatch.setattr(compiled, "MAX_NEIGHBORS", 10**9)
+
+
 def both(X, Q, k, monkeypatch, **params):
     """(compiled, numpy) answers of BruteNeighbors(**params) for queries Q (None: LOO)."""
     index = BruteNeighbors(**params).fit(X)
@@ -233,3 +240,20 @@ def test_a_broken_numba_install_warns_and_falls_back(monkeypatch):
     got = BruteNeighbors().fit(X).kneighbors(None, 5)
     want = loop_knn(X, None, 5, loo=True)
     np.testing.assert_array_equal(got[1], want[1])
+
+
+@needs_numba
+def test_wide_searches_keep_the_numpy_path(monkeypatch):
+    from mlknn.neighbors import _exact_kernel
+
+    monkeypatch.setattr(compiled, "MAX_NEIGHBORS", 8)
+    calls = []
+    real = compiled.select
+    monkeypatch.setattr(_exact_kernel._compiled, "select", lambda *a, **kw: calls.append(a[7]) or real(*a, **kw))
+    X = np.random.default_rng(9).standard_normal((300, 4))
+    index = BruteNeighbors().fit(X)
+    index.kneighbors(None, 8)
+    assert calls == [8]
+    wide = index.kneighbors(None, 9)
+    assert calls == [8]  # k = 9 > MAX_NEIGHBORS: numpy
+    np.testing.assert_array_equal(wide[1], loop_knn(X, None, 9, loo=True)[1])

@@ -223,7 +223,8 @@ class _ExactKernel:
             # matrix plus the subtraction (yeast, 1,208 points: 1.7 vs 3.2 ms on two
             # threads, equal on one).
             (V, scale), fit_axis = self._ranking_keys(Qc, qn, buf, loo_offset), 1
-            mod = None if self._fit_aug is None or sp.issparse(Qc) else _compiled.kernels()
+            dense = self._fit_aug is not None and not sp.issparse(Qc)
+            mod = _compiled.kernels() if dense and k <= _compiled.MAX_NEIGHBORS else None
             if mod is not None:
                 # Steps 2-3 compiled, one pass per row (_numba_kernels.select_rows).
                 rtol = _GEMM_RTOL[np.dtype(np.float32)]
