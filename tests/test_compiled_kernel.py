@@ -141,22 +141,33 @@ def test_several_chunks_and_thread_split_equal_one_chunk(monkeypatch):
     assert_identical(BruteNeighbors(working_memory=0.5).fit(X).kneighbors(None, 7), want_loo)
 
 
-@needs_numba
+@pytest.mark.parametrize("enabled", [True, False])
 @pytest.mark.parametrize("magnitude", [1e25, 1e150])
-def test_data_beyond_the_float32_range_takes_every_point_as_candidate(magnitude):
+def test_data_beyond_the_float32_range_takes_every_point_as_candidate(monkeypatch, enabled, magnitude):
     # Keys that may overflow float32 (inf, NaN, or finite keys beside overflowed
-    # ones: two clusters far apart): every training point is a candidate, the
-    # answer is still exact. (The numpy path does not handle such data.)
+    # ones: two clusters far apart): every training point is a candidate, on both
+    # paths, and the answer is still exact.
+    if enabled and compiled.kernels() is None:
+        pytest.skip("numba missing or MLKNN_NUMBA=0")
+    monkeypatch.setattr(compiled, "ENABLED", enabled and compiled.ENABLED)
     rng = np.random.default_rng(4)
     X, Q = rng.standard_normal((60, 3)), rng.standard_normal((9, 3))
     X[::2] *= magnitude
     Q[::3] *= magnitude
-    index = BruteNeighbors().fit(X)
+    index = BruteNeighbors(working_memory=0.001).fit(X)  # several chunks, LOO offsets > 0
     with np.errstate(over="ignore", invalid="ignore"):
         got, got_loo = index.kneighbors(Q, 4), index.kneighbors(None, 4)
     for g, want in ((got, loop_knn(X, Q, 4)), (got_loo, loop_knn(X, None, 4, loo=True))):
         np.testing.assert_array_equal(g[1], want[1])
         np.testing.assert_allclose(g[0], want[0], rtol=1e-12)
+    # Many features and several chunks: the symmetric leave-one-out path would
+    # take it; overflowing keys send it to the plain path instead.
+    X = np.hstack([X] * 22)  # d = 66
+    index = BruteNeighbors(working_memory=0.01).fit(X)
+    with np.errstate(over="ignore", invalid="ignore"):
+        got_loo = index.kneighbors(None, 4)
+    want = loop_knn(X, None, 4, loo=True)
+    np.testing.assert_array_equal(got_loo[1], want[1])
 
 
 @needs_numba

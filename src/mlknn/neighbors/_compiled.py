@@ -92,6 +92,18 @@ def threads_for(n_jobs: int | None) -> int:
     return max(1, min(counts) if counts else (os.cpu_count() or 1))
 
 
+def keys_may_overflow(scale: NDArray[np.float64], dtype: np.dtype[Any]) -> bool:
+    """Whether some ranking key of a chunk may be inf or NaN: then every training
+    point is a candidate of its rows (both paths), the only exact answer.
+
+    |key| <= |x|^2 / 2 + |q| |x| <= scale (the per-row rounding scale), and so is
+    every partial sum of the GEMM's dot products: below the dtype's maximum, with
+    room for rounding, no key overflows. Dense float32 keys reach it for data of
+    magnitude about 1e19 (distances themselves stay exact in float64).
+    """
+    return not bool(np.all(scale < 0.03 * float(np.finfo(dtype).max)))
+
+
 def group_size(n_fit: int, k: int) -> int:
     """Columns per group of the compiled step 2: about sqrt(2 n / k), at most 32, and
     at least 4k groups. Twice ``_exact_kernel._group_size``'s: the compiled scan of a
@@ -148,11 +160,7 @@ def select(
     ind = np.empty((n_rows, k), dtype=np.intp)
     offset = -1 if loo_offset is None else int(loo_offset)
     scale = np.ascontiguousarray(scale, dtype=np.float64)
-    # |key| <= |x|^2 / 2 + |q| |x| <= scale, and so is every partial sum of the
-    # GEMM's dot products: below the float32 maximum (with room for rounding) no key
-    # is inf or NaN. Beyond (data of magnitude about 1e19 and more), keys may have
-    # overflowed and carry no order: every training point is a candidate.
-    every = not bool(np.all(scale < 1e37))
+    every = keys_may_overflow(scale, V.dtype)
     parts = max(1, min(threads, n_rows // _MIN_ROWS_PER_THREAD))
     if parts == 1:
         mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, n_rows, dist, ind)

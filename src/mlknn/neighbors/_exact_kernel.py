@@ -230,7 +230,14 @@ class _ExactKernel:
                 rtol = _GEMM_RTOL[np.dtype(np.float32)]
                 group = _compiled.group_size(X.shape[0], k)
                 return _compiled.select(mod, V, Qc, X, scale, rtol, loo_offset, k, group, threads)
-        r, c = _candidates(V, scale, loo_offset, k, fit_axis)
+        if _compiled.keys_may_overflow(scale, V.dtype):
+            # Keys that may be inf or NaN carry no order: every pair is a candidate.
+            r, c = np.divmod(np.arange(n_rows * X.shape[0]), X.shape[0])
+            if loo_offset is not None:
+                keep = c != r + loo_offset
+                r, c = r[keep], c[keep]
+        else:
+            r, c = _candidates(V, scale, loo_offset, k, fit_axis)
         return self._finish(Qc, qn, r, c, k, n_rows)
 
     def _finish(
