@@ -268,3 +268,13 @@ def test_wide_searches_keep_the_numpy_path(monkeypatch):
     wide = index.kneighbors(None, 9)
     assert calls == [8]  # k = 9 > MAX_NEIGHBORS: numpy
     np.testing.assert_array_equal(wide[1], loop_knn(X, None, 9, loo=True)[1])
+
+
+@needs_numba
+@pytest.mark.parametrize("fit_dtype,query_dtype", [(np.float64, np.float32), (np.float32, np.float64)])
+def test_mixed_dtypes_equal_the_numpy_path(monkeypatch, fit_dtype, query_dtype):
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((700, 11)).astype(fit_dtype)
+    Q = np.asfortranarray(rng.standard_normal((300, 11)).astype(query_dtype))  # prepared to C order
+    assert_identical(*both(X, Q, 6, monkeypatch))
+    np.testing.assert_array_equal(both(X, Q, 6, monkeypatch)[0][1], loop_knn(X, Q, 6)[1])
