@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 from reference_impls import loop_knn
+from test_exact_loo import assert_same as assert_identical  # indices, distances, dtypes
 
 import mlknn.neighbors._compiled as compiled
 from mlknn.neighbors import BruteNeighbors
@@ -43,12 +44,6 @@ def both(X, Q, k, monkeypatch, **params):
         assert compiled.kernels() is None
         slow = index.kneighbors(Q, k)
     return fast, slow
-
-
-def assert_identical(a, b):
-    np.testing.assert_array_equal(a[1], b[1])
-    np.testing.assert_array_equal(a[0], b[0])
-    assert a[1].dtype == b[1].dtype == np.intp and a[0].dtype == b[0].dtype == np.float64
 
 
 def tie_heavy(rng, n, d=3):
