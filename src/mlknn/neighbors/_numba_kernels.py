@@ -147,9 +147,9 @@ def select_rows(
     ``self_offset >= 0``: row i excludes training point ``i + self_offset``
     (leave-one-out; its entry of V is overwritten with +inf). ``scale[i]`` is the
     row's rounding scale, ``rtol`` the GEMM's relative rounding bound
-    (``_GEMM_RTOL``), ``m`` the group size (``_group_size``). ``every``: the keys
-    may have overflowed (data beyond the float32 range), every training point is
-    a candidate.
+    (``_GEMM_RTOL``), ``m`` the group size (``_compiled.group_size``). ``every``:
+    the keys may have overflowed (``_compiled.keys_may_overflow``), every training
+    point is a candidate.
 
     Steps 2-3 of ``_exact_kernel``, per row: the minima of ``m`` interleaved groups
     (column j in group ``j mod n_groups``; one vectorised pass), the k-th smallest
