@@ -199,6 +199,7 @@ class _Preconditioner:
         self.c = np.zeros(0)
         self.diag = np.zeros((0, 0))
         self.head = np.zeros(0, dtype=np.intp)
+        self.use_head = False
         if self.eigen:
             ZtZ = Z.T @ Z
             ZtZ = ZtZ.toarray() if sp.issparse(ZtZ) else ZtZ
@@ -235,11 +236,12 @@ class _Preconditioner:
             uh = self.u[self.head]
             self.head_pen = pen * (np.eye(self.head.size) - np.outer(uh, uh))
 
-    def setup(self, Dn: FloatArray, Dnp: FloatArray) -> None:
+    def setup(self, Dn: FloatArray, Dnp: FloatArray, head: bool = True) -> None:
         """Prepare for curvature weights ``Dn = D / n`` of shape (n, m) (``Dnp``: in the products' dtype)."""
         if self.eigen:
             self.c = Dn.sum(axis=0)  # mean curvature weight of each label
-            if self.head.size:
+            self.use_head = bool(head and self.head.size)
+            if self.use_head:
                 self.head_inv = self._head_inverse(Dnp)
         else:
             diag = np.vstack([np.asarray(self.Z2.T @ Dn) + self.pen, Dn.sum(axis=0)[None, :]])
@@ -269,17 +271,21 @@ class _Preconditioner:
             Rr = R if self.rotated else self.V.T @ R
             denom = self.lam[:, None] * self.c[cols][None, :] + self.floor
             out = Rr / denom
-            if self.head.size:
+            if self.use_head:
                 rh = Rr[self.head].T[:, :, None]  # (len(cols), h, 1)
                 out[self.head] = np.matmul(self.head_inv[cols], rh)[:, :, 0].T
             return np.asarray(out if self.rotated else self.V @ out)
         return np.asarray(R / self.diag[:, cols])
 
-    def newton_direction(self, Dn: FloatArray, g: FloatArray, atol: float = 0.0) -> FloatArray:
-        """Approximate solution d of ``H_l d = -g_l`` for every column (CG, see :func:`_cg`)."""
+    def newton_direction(self, Dn: FloatArray, g: FloatArray, atol: float = 0.0, head: bool = True) -> FloatArray:
+        """Approximate solution d of ``H_l d = -g_l`` for every column (CG, see :func:`_cg`).
+
+        ``head=False`` skips the head blocks (when each label's weights are constant,
+        as at the start, the plain preconditioner is already exact).
+        """
         Zp, pen = self.Zp, self.pen
         Dnp = Dn.astype(Zp.dtype)
-        self.setup(Dn, Dnp)
+        self.setup(Dn, Dnp, head)
         p = g.shape[0] - 1
         live = [Dnp]  # the weights of the CG's live columns, gathered when they change
 
@@ -366,10 +372,10 @@ def _newton_cg(
                 break
         Dn = P * (1.0 - P) / n
         del P, R
-        d = precond.newton_direction(Dn, g, atol)
+        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0))
         Zd = np.asarray(Z @ d[:p]) + d[p]
         slope = (g * d).sum(axis=0)
-        curv = (Dn * Zd * Zd).sum(axis=0) + pen * (d[:p] * d[:p]).sum(axis=0) if fast else None
+        curv = np.einsum("ij,ij,ij->j", Dn, Zd, Zd) + pen * (d[:p] * d[:p]).sum(axis=0) if fast else None
         del Dn
         W[:, act], b[act], S, f = _line_search(S, Zd, W[:, act], b[act], d, f, slope, curv, Ta, pen)
         iters[act] += 1
@@ -465,8 +471,9 @@ def _line_minimum(S: FloatArray, Zd: FloatArray, Ta: FloatArray, Wa: FloatArray,
     t, lo, hi = np.ones(m), np.zeros(m), np.full(m, np.inf)
     for _ in range(_LINE_NEWTON):
         P = expit(S + t * Zd)
-        d1 = ((P - Ta) * Zd).sum(axis=0) / n + pen * (wd + t * dd)
-        d2 = (P * (1.0 - P) * Zd * Zd).sum(axis=0) / n + pen * dd
+        d1 = np.einsum("ij,ij->j", P - Ta, Zd) / n + pen * (wd + t * dd)
+        P *= 1.0 - P  # the curvature weights
+        d2 = np.einsum("ij,ij,ij->j", P, Zd, Zd) / n + pen * dd
         lo = np.where(d1 <= 0, t, lo)
         hi = np.where(d1 > 0, t, hi)
         with np.errstate(divide="ignore", invalid="ignore"):
