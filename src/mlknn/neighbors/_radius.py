@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
+from ._compiled import keys_may_overflow
 from ._contract import check_query_features
 from ._exact_kernel import (
     _GEMM_RTOL,
@@ -215,9 +216,15 @@ class _RadiusCounts:
             lo, hi = lo[None, :], hi[None, :]
         else:
             lo, hi = lo[:, None], hi[:, None]
-        inside: NDArray[np.bool_] = V <= lo  # certainly inside
-        band = V <= hi
-        band &= ~inside  # the rounding band around the boundary
+        if keys_may_overflow(scale, V.dtype):
+            # Keys that may be inf or NaN carry no order (data of magnitude about
+            # 1e19 and more in float32): every pair is recomputed exactly.
+            inside: NDArray[np.bool_] = np.zeros(V.shape, dtype=bool)
+            band = np.ones(V.shape, dtype=bool)
+        else:
+            inside = V <= lo  # certainly inside
+            band = V <= hi
+            band &= ~inside  # the rounding band around the boundary
         if key_X is not None:
             c, r = np.nonzero(band)
         else:
