@@ -38,6 +38,7 @@ from ._tables import (
     metric_table,
     split_columns,
     summary_table,
+    ties_paragraph,
     time_table,
     warnings_table,
     wilcoxon_table,
@@ -96,28 +97,6 @@ def _setup_section(idx: int, g: Group, recall_rows: Sequence[Row]) -> Section:
     if recall_rows:
         s.paragraphs.append(_search_recall_paragraph(recall_rows))
     return s
-
-
-def _ties_paragraph(shown: Sequence[str], stored: Iterable[str]) -> str:
-    """Which tie rule the ranking measures of the tables use, and which other rules are stored."""
-    from ..experiments._ties import RANKING_METRICS, TIE_VARIANTS, base_metric, is_tie_variant
-
-    variants = sorted({m for m in shown if is_tie_variant(m)})
-    plain = [m for m in shown if m in RANKING_METRICS]
-    stored_rules = [t for t in TIE_VARIANTS if any(m.endswith(f"[{t}]") for m in stored if is_tie_variant(m))]
-    parts = []
-    if plain:
-        parts.append(f"{', '.join(plain)} rank tied labels pessimistically (`ties='pessimistic'`, "
-                     "the largest rank of the tied group)")  # fmt: skip
-    if variants:
-        parts.append("a key `metric[rule]` is that measure under the tie rule `rule` ("
-                     + ", ".join(f"{m}: `ties='{m[len(base_metric(m)) + 1:-1]}'`" for m in variants) + ")")
-    if stored_rules and not variants:
-        parts.append("the database also holds them under " + ", ".join(f"`{t}`" for t in stored_rules)
-                     + " (keys such as `coverage[mulan]`; name them with `--metrics` to report them)")
-    if not parts:
-        return ""
-    return "Ranking measures: " + "; ".join(parts) + "."
 
 
 def _search_recall_paragraph(rows: Iterable[Row]) -> str:
@@ -376,7 +355,7 @@ def build_sections(rows: Sequence[Row], *, metrics: Sequence[str] | None = None,
         g = Group(proto, search, grows)
         g.metrics = [m for m in METRIC_NAMES if m in g.metrics] + [m for m in g.metrics if m not in METRIC_NAMES]
         sections.append(_setup_section(idx, g, recall))
-        ties_text = _ties_paragraph(g.metrics, {r["metric"] for r in rows})
+        ties_text = ties_paragraph(g.metrics, {r["metric"] for r in rows})
         if ties_text:
             sections[-1].paragraphs.append(ties_text)
         sections.append(_summary_section(g))

@@ -1,7 +1,7 @@
 """The report's tables (pure: a Group in, Table objects out)."""
 
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -41,6 +41,28 @@ def _gib(metric: str) -> bool:
 
 def _arrow(metric: str) -> str:
     return "↑" if _gib(metric) else "↓"
+
+
+def ties_paragraph(shown: Sequence[str], stored: Iterable[str]) -> str:
+    """Which tie rule the ranking measures of the tables use, and which other rules are stored."""
+    from ..experiments._ties import RANKING_METRICS, TIE_VARIANTS, base_metric, is_tie_variant
+
+    variants = sorted({m for m in shown if is_tie_variant(m)})
+    plain = [m for m in shown if m in RANKING_METRICS]
+    stored_rules = [t for t in TIE_VARIANTS if any(m.endswith(f"[{t}]") for m in stored if is_tie_variant(m))]
+    parts = []
+    if plain:
+        parts.append(f"{', '.join(plain)} rank tied labels pessimistically (`ties='pessimistic'`, "
+                     "the largest rank of the tied group)")  # fmt: skip
+    if variants:
+        parts.append("a key `metric[rule]` is that measure under the tie rule `rule` ("
+                     + ", ".join(f"{m}: `ties='{m[len(base_metric(m)) + 1:-1]}'`" for m in variants) + ")")
+    if stored_rules and not variants:
+        parts.append("the database also holds them under " + ", ".join(f"`{t}`" for t in stored_rules)
+                     + " (keys such as `coverage[mulan]`; name them with `--metrics` to report them)")
+    if not parts:
+        return ""
+    return "Ranking measures: " + "; ".join(parts) + "."
 
 
 # ------------------------------------------------------------------ summary
