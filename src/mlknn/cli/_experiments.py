@@ -6,6 +6,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -69,8 +70,11 @@ def comparison_table(rows: Sequence[Mapping[str, Any]], title: str) -> Table:
         ok = r["within_2sd"]
         flag = "-" if ok is None else ("yes" if ok else "[red]no[/]")
         z = _fmt(r["z"], 2) + ("" if r["sd_source"] == "paper" else " (our sd)")
+        # The readings carry brackets ("MLKNN [scikit-multilearn reading]",
+        # "coverage[mulan]"): escaped, or rich takes them for markup and drops them.
         t.add_row(
-            r["table"], r["dataset"], r["metric"], r["paper_algorithm"], r["ours"],
+            escape(str(r["table"])), escape(str(r["dataset"])), escape(str(r["metric"])),
+            escape(str(r["paper_algorithm"])), escape(str(r["ours"])),
             f"{_fmt(r['paper_mean'])} ± {_fmt(r['paper_std'])}",
             f"{_fmt(r['our_mean'])} ± {_fmt(r['our_std'])} (n={r['n_folds']})",
             _fmt(r["diff"]), z, flag,
