@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
@@ -108,3 +109,122 @@ def test_rotated_unrotated_and_float32_products_reach_the_same_optimum(monkeypat
     np.testing.assert_array_equal(dense[2], sparse[2])
     assert _logistic._Preconditioner(Z, 0.1, np.float64).rotated
     assert not _logistic._Preconditioner(sp.csr_matrix(Z), 0.1, np.float64).rotated
+
+
+def _count_cg_products(monkeypatch):
+    """Wrap the CG so that every call records how many Hessian products it made."""
+    calls = []
+    orig = _logistic._cg
+
+    def cg(hess_vec, rhs, precond, atol=0.0):
+        n = [0]
+
+        def counted(d, cols):
+            n[0] += 1
+            return hess_vec(d, cols)
+
+        x = orig(counted, rhs, precond, atol)
+        calls.append(n[0])
+        return x
+
+    monkeypatch.setattr(_logistic, "_cg", cg)
+    return calls
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_head_blocks_reach_the_optimum_and_a_full_head_is_the_exact_hessian(monkeypatch, sparse):
+    # Large-problem mode (float32 products, head blocks, line-search shortcuts) on a
+    # small problem: the same optimum as scikit-learn's exact Newton. With a head
+    # covering all p + 1 directions the preconditioner is each label's Hessian
+    # itself, so every CG needs one product (two if float32 rounding leaves the
+    # residual just above its target); a wrong block would still converge, in more.
+    Z, Y = _problem(6, n=300, p=10, L=6)
+    if sparse:
+        Z = sp.csr_matrix(Z)
+    labels = np.arange(Y.shape[1])
+    ref_coef, ref_b = _exact(Z, Y, labels, 2.0)
+    monkeypatch.setattr(_logistic, "_FLOAT32_FROM", 0)
+    for head in (3, 11):
+        monkeypatch.setattr(_logistic, "_HEAD", head)
+        calls = _count_cg_products(monkeypatch)
+        coef, b, n_iter, nc, _ = fit_logistic_batched(Z, Y, labels, C=2.0, tol=1e-10, max_iter=100)
+        monkeypatch.setattr(_logistic, "_cg", _cg_orig)
+        assert nc == []
+        np.testing.assert_allclose(coef, ref_coef, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(b, ref_b, rtol=0, atol=1e-6)
+        if head == 11:
+            assert max(calls[1:]) <= 2  # the first Newton step skips the head (constant weights)
+        else:
+            assert max(calls) > 2
+
+
+_cg_orig = _logistic._cg
+
+
+def _objective(Z1, W, T, pen):
+    """Mean logistic loss + penalty of every column, directly (W includes the intercept row)."""
+    S = Z1 @ W
+    return (np.logaddexp(0.0, S) - T * S).mean(axis=0) + 0.5 * pen * (W[:-1] ** 2).sum(axis=0)
+
+
+def test_line_search_steps_meet_armijo_on_the_true_objective():
+    # Steps of every size along descent directions: those taken on the curvature
+    # bound alone (no loss evaluated, objective returned as NaN), those from the
+    # 1-D Newton search and the halvings must all satisfy Armijo on the objective
+    # computed directly.
+    rng = np.random.default_rng(7)
+    n, p, m = 400, 6, 60
+    Z = rng.random((n, p))
+    Z1 = np.hstack([Z, np.ones((n, 1))])
+    T = (rng.random((n, m)) < 0.2).astype(float)
+    pen = 1.0 / n
+    W0 = rng.normal(size=(p + 1, m)) * 0.5
+    S = Z1 @ W0
+    P = expit(S)
+    g = Z1.T @ (P - T) / n
+    g[:p] += pen * W0[:p]
+    # Newton-like directions scaled from tiny to far too long.
+    H = np.einsum("ni,nl,nj->lij", Z1, P * (1 - P) / n, Z1) + pen * np.diag([1.0] * p + [0.0])[None]
+    d = -np.linalg.solve(H, g.T[:, :, None])[:, :, 0].T * np.geomspace(1e-3, 30.0, m)
+    Zd = Z1 @ d
+    slope = (g * d).sum(axis=0)
+    curv = np.einsum("ij,ij,ij->j", P * (1 - P) / n, Zd, Zd) + pen * (d[:p] ** 2).sum(axis=0)
+    f0 = _objective(Z1, W0, T, pen)
+    f = np.where(np.arange(m) % 2 == 0, f0, np.nan)  # some objectives known, some not
+    Wa, ba, S_new, f_new = _logistic._line_search(S, Zd, W0[:p].copy(), W0[p].copy(), d, f, slope, curv, T, pen)
+    W_new = np.vstack([Wa, ba])
+    np.testing.assert_allclose(S_new, Z1 @ W_new, rtol=0, atol=1e-12)
+    f_true = _objective(Z1, W_new, T, pen)
+    t = (ba - W0[p]) / d[p]
+    assert (t > 0).all()
+    assert (f_true <= f0 + _logistic._ARMIJO * t * slope + 1e-13 * np.abs(f0)).all()
+    skipped = np.isnan(f_new)
+    assert skipped[: m // 3].all() and not skipped[-5:].any()  # short steps on the bound, long ones searched
+    np.testing.assert_allclose(f_new[~skipped], f_true[~skipped], rtol=1e-12)
+
+
+def test_line_minimum_is_near_the_minimum_along_the_line():
+    rng = np.random.default_rng(8)
+    n, p, m = 300, 5, 20
+    Z1 = np.hstack([rng.random((n, p)), np.ones((n, 1))])
+    T = (rng.random((n, m)) < 0.3).astype(float)
+    pen = 1.0 / n
+    W0 = rng.normal(size=(p + 1, m)) * 0.5
+    S = Z1 @ W0
+    P = expit(S)
+    g = Z1.T @ (P - T) / n
+    g[:p] += pen * W0[:p]
+    H = np.einsum("ni,nl,nj->lij", Z1, P * (1 - P) / n, Z1) + pen * np.diag([1.0] * p + [0.0])[None]
+    # Newton directions 0.2-5 times their own length (the minimum near t = 1 / scale).
+    d = -np.linalg.solve(H, g.T[:, :, None])[:, :, 0].T * np.geomspace(0.2, 5.0, m)
+    Zd = Z1 @ d
+    slope = (g * d).sum(axis=0)
+    t = _logistic._line_minimum(S, Zd, T, W0[:p], d, slope, pen)
+
+    def phi(j, s):
+        return _objective(Z1, W0[:, [j]] + s * d[:, [j]], T[:, [j]], pen)[0]
+
+    for j in range(m):
+        best = minimize_scalar(lambda s: phi(j, s), bounds=(0.0, 50.0), method="bounded", options={"xatol": 1e-10})
+        # Three safeguarded Newton steps from t = 1: at least 90 % of the decrease available along the line.
+        assert phi(j, t[j]) - best.fun <= 0.1 * (phi(j, 0.0) - best.fun)

@@ -428,7 +428,7 @@ def _line_search(
         # Far from the optimum (large score changes) the full Newton step is a
         # poor guess: a few safeguarded 1-D Newton steps on f(t) first (measured
         # on delicious: 5.9 -> 5.1 Newton iterations per label), then Armijo.
-        t[todo] = _line_minimum(S[:, todo], Zd[:, todo], Ta[:, todo], Wa[:, todo], d[:, todo], pen)
+        t[todo] = _line_minimum(S[:, todo], Zd[:, todo], Ta[:, todo], Wa[:, todo], d[:, todo], slope[todo], pen)
     unknown = todo[np.isnan(f[todo])]
     if unknown.size:
         Wu = Wa[:, unknown]
@@ -456,30 +456,48 @@ def _line_search(
     return Wa, ba + step, S_new, f_new
 
 
-def _line_minimum(S: FloatArray, Zd: FloatArray, Ta: FloatArray, Wa: FloatArray, d: FloatArray, pen: float) -> FloatArray:
-    """A step length near each column's minimum along its step: ``_LINE_NEWTON`` bracketed 1-D Newton steps from 1.
+def _line_minimum(
+    S: FloatArray, Zd: FloatArray, Ta: FloatArray, Wa: FloatArray, d: FloatArray, slope: FloatArray, pen: float
+) -> FloatArray:
+    """A step length near each column's minimum along its step: ``_LINE_NEWTON`` safeguarded 1-D Newton steps from 1.
 
-    The objective is convex along the line: a trial with a negative derivative
-    raises the bracket's lower end, a positive one lowers its upper end, and a
-    Newton step that leaves the bracket is replaced by its midpoint (or by
-    doubling while no upper end is known).
+    The objective is convex along the line, its derivative increasing: a trial
+    with a derivative <= 0 becomes the bracket's lower end, one with a positive
+    derivative its upper end (the lower end starts at t = 0 with ``slope``). A
+    Newton step that leaves the bracket (from the right of a minimum where the
+    scores saturate, the curvature is small and Newton overshoots) is replaced
+    by the secant step of the derivative between the bracket's ends
+    (Illinois-modified regula falsi).
     """
     n, p = S.shape[0], Wa.shape[0]
     m = S.shape[1]
     wd = (Wa * d[:p]).sum(axis=0)
     dd = (d[:p] * d[:p]).sum(axis=0)
     t, lo, hi = np.ones(m), np.zeros(m), np.full(m, np.inf)
+    glo, ghi = slope.astype(np.float64), np.full(m, np.nan)  # derivatives at lo and hi
+    # As if the upper end had moved last: a first trial past the minimum already
+    # halves the slope at 0, pulling the secant towards 0 (the overlong first Newton steps).
+    prev_left = np.zeros(m, dtype=bool)
     for _ in range(_LINE_NEWTON):
         P = expit(S + t * Zd)
         d1 = np.einsum("ij,ij->j", P - Ta, Zd) / n + pen * (wd + t * dd)
         P *= 1.0 - P  # the curvature weights
         d2 = np.einsum("ij,ij,ij->j", P, Zd, Zd) / n + pen * dd
-        lo = np.where(d1 <= 0, t, lo)
-        hi = np.where(d1 > 0, t, hi)
+        left = d1 <= 0
+        # Illinois: an end kept twice in a row has its derivative halved, so that
+        # the secant does not creep towards the other end.
+        ghi = np.where(left & prev_left, 0.5 * ghi, ghi)
+        glo = np.where(~left & ~prev_left, 0.5 * glo, glo)
+        lo, glo = np.where(left, t, lo), np.where(left, d1, glo)
+        hi, ghi = np.where(left, hi, t), np.where(left, ghi, d1)
+        prev_left = left
         with np.errstate(divide="ignore", invalid="ignore"):
             tn = t - d1 / d2
-        inside = (tn > lo) & (tn < hi)
-        t = np.where(inside, tn, np.where(np.isinf(hi), 2.0 * t, 0.5 * (lo + hi)))
+            secant = lo - glo * (hi - lo) / (ghi - glo)  # in [lo, hi): glo <= 0 < ghi
+        inside = (tn >= lo) & (tn <= hi)
+        # No upper end yet means every trial had d1 <= 0, where Newton moves right,
+        # inside the bracket; only a zero curvature (NaN step) keeps t.
+        t = np.where(inside, tn, np.where(np.isfinite(hi), secant, t))
     return t
 
 
