@@ -7,6 +7,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
+from mlknn.algorithms import _line_search as line_search
 from mlknn.algorithms import _logistic
 from mlknn.algorithms._logistic import fit_logistic_batched
 
@@ -167,59 +168,54 @@ def _objective(Z1, W, T, pen):
     return (np.logaddexp(0.0, S) - T * S).mean(axis=0) + 0.5 * pen * (W[:-1] ** 2).sum(axis=0)
 
 
-def test_line_search_steps_meet_armijo_on_the_true_objective():
-    # Steps of every size along descent directions: those taken on the curvature
-    # bound alone (no loss evaluated, objective returned as NaN), those from the
-    # 1-D Newton search and the halvings must all satisfy Armijo on the objective
-    # computed directly.
-    rng = np.random.default_rng(7)
-    n, p, m = 400, 6, 60
-    Z = rng.random((n, p))
-    Z1 = np.hstack([Z, np.ones((n, 1))])
-    T = (rng.random((n, m)) < 0.2).astype(float)
+def _newton_line_problem(seed, n, p, m, scales):
+    """Inputs [Z 1], targets, penalty, a random point, its scores, gradient and Newton directions times ``scales``."""
+    rng = np.random.default_rng(seed)
+    Z1 = np.hstack([rng.random((n, p)), np.ones((n, 1))])
+    T = (rng.random((n, m)) < (0.2 if seed == 7 else 0.3)).astype(float)
     pen = 1.0 / n
     W0 = rng.normal(size=(p + 1, m)) * 0.5
     S = Z1 @ W0
     P = expit(S)
     g = Z1.T @ (P - T) / n
     g[:p] += pen * W0[:p]
-    # Newton-like directions scaled from tiny to far too long.
     H = np.einsum("ni,nl,nj->lij", Z1, P * (1 - P) / n, Z1) + pen * np.diag([1.0] * p + [0.0])[None]
-    d = -np.linalg.solve(H, g.T[:, :, None])[:, :, 0].T * np.geomspace(1e-3, 30.0, m)
+    d = -np.linalg.solve(H, g.T[:, :, None])[:, :, 0].T * scales
+    return Z1, T, pen, W0, S, P, g, d
+
+
+def test_line_search_steps_meet_armijo_on_the_true_objective():
+    # Steps of every size along descent directions: those taken on the curvature
+    # bound alone (no loss evaluated, objective returned as NaN), those from the
+    # 1-D Newton search and the halvings must all satisfy Armijo on the objective
+    # computed directly.
+    n, p, m = 400, 6, 60
+    # Newton directions scaled from tiny to far too long.
+    Z1, T, pen, W0, S, P, g, d = _newton_line_problem(7, n, p, m, np.geomspace(1e-3, 30.0, m))
     Zd = Z1 @ d
     slope = (g * d).sum(axis=0)
     curv = np.einsum("ij,ij,ij->j", P * (1 - P) / n, Zd, Zd) + pen * (d[:p] ** 2).sum(axis=0)
     f0 = _objective(Z1, W0, T, pen)
     f = np.where(np.arange(m) % 2 == 0, f0, np.nan)  # some objectives known, some not
-    Wa, ba, S_new, f_new = _logistic._line_search(S, Zd, W0[:p].copy(), W0[p].copy(), d, f, slope, curv, T, pen)
+    Wa, ba, S_new, f_new = line_search._line_search(S, Zd, W0[:p].copy(), W0[p].copy(), d, f, slope, curv, T, pen)
     W_new = np.vstack([Wa, ba])
     np.testing.assert_allclose(S_new, Z1 @ W_new, rtol=0, atol=1e-12)
     f_true = _objective(Z1, W_new, T, pen)
     t = (ba - W0[p]) / d[p]
     assert (t > 0).all()
-    assert (f_true <= f0 + _logistic._ARMIJO * t * slope + 1e-13 * np.abs(f0)).all()
+    assert (f_true <= f0 + line_search._ARMIJO * t * slope + 1e-13 * np.abs(f0)).all()
     skipped = np.isnan(f_new)
     assert skipped[: m // 3].all() and not skipped[-5:].any()  # short steps on the bound, long ones searched
     np.testing.assert_allclose(f_new[~skipped], f_true[~skipped], rtol=1e-12)
 
 
 def test_line_minimum_is_near_the_minimum_along_the_line():
-    rng = np.random.default_rng(8)
     n, p, m = 300, 5, 20
-    Z1 = np.hstack([rng.random((n, p)), np.ones((n, 1))])
-    T = (rng.random((n, m)) < 0.3).astype(float)
-    pen = 1.0 / n
-    W0 = rng.normal(size=(p + 1, m)) * 0.5
-    S = Z1 @ W0
-    P = expit(S)
-    g = Z1.T @ (P - T) / n
-    g[:p] += pen * W0[:p]
-    H = np.einsum("ni,nl,nj->lij", Z1, P * (1 - P) / n, Z1) + pen * np.diag([1.0] * p + [0.0])[None]
     # Newton directions 0.2-5 times their own length (the minimum near t = 1 / scale).
-    d = -np.linalg.solve(H, g.T[:, :, None])[:, :, 0].T * np.geomspace(0.2, 5.0, m)
+    Z1, T, pen, W0, S, P, g, d = _newton_line_problem(8, n, p, m, np.geomspace(0.2, 5.0, m))
     Zd = Z1 @ d
     slope = (g * d).sum(axis=0)
-    t = _logistic._line_minimum(S, Zd, T, W0[:p], d, slope, pen)
+    t = line_search._line_minimum(S, Zd, T, W0[:p], d, slope, pen)
 
     def phi(j, s):
         return _objective(Z1, W0[:, [j]] + s * d[:, [j]], T[:, [j]], pen)[0]
