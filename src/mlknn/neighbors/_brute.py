@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import MatrixLike, NDArray
 from ._base import register_backend
-from ._compiled import keys_may_overflow, threads_for
+from ._compiled import keys_out_of_range, threads_for
 from ._contract import (
     check_metric,
     check_n_neighbors,
@@ -25,6 +25,7 @@ from ._contract import (
 )
 from ._exact_kernel import (
     _CHUNK_BYTES,
+    _GEMM_RTOL,
     _MAX_CHUNK_ROWS,
     _MIN_CHUNK_ROWS,
     _ExactKernel,
@@ -184,8 +185,9 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         chunk = get_chunk_n_rows(row_bytes=row_bytes * workers, max_n_rows=max(1, min(rows, -(-n_q // workers))),
                                  working_memory=self.working_memory)
         if loo and self._fit_aug is not None and self._symmetric_loo and n_q > chunk and _symmetric_pays(
-                n_fit, self._fit_aug.shape[1] - 1, n_neighbors) and not keys_may_overflow(
-                self._key_sqnorm + self._key_sqnorm_max, self._fit_aug.dtype):
+                n_fit, self._fit_aug.shape[1] - 1, n_neighbors) and not keys_out_of_range(
+                self._key_sqnorm + self._key_sqnorm_max, self._fit_aug.dtype, self._fit_aug.shape[1],
+                _GEMM_RTOL[np.dtype(self._fit_aug.dtype)]):
             # Several chunks of a dense training set: the symmetric Gram matrix,
             # each off-diagonal block computed once (_exact_loo.py); the same answer.
             dist, ind = symmetric_loo(self, n_neighbors, chunk, workers)

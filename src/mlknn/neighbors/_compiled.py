@@ -17,6 +17,7 @@ threads (joblib) are common.
 """
 
 import importlib
+import importlib.util
 import os
 import threading
 import warnings
@@ -59,8 +60,15 @@ def kernels() -> ModuleType | None:
             if not _tried:
                 try:
                     _module = importlib.import_module(f"{__package__}._numba_kernels")
-                except ImportError:  # numba missing, or built for another numpy
+                except ImportError as exc:  # numba missing, or built for another numpy
                     _module = None
+                    if importlib.util.find_spec("numba") is not None:  # installed but broken
+                        warnings.warn(
+                            f"numba is installed but could not be imported ({exc}); mlknn uses the numpy "
+                            "path (same results, slower). Set MLKNN_NUMBA=0 to silence this.",
+                            RuntimeWarning,
+                            stacklevel=2,
+                        )
                 except Exception as exc:  # e.g. numba's cache has no writable folder
                     warnings.warn(
                         f"numba is installed but mlknn's compiled kernels could not be loaded "
@@ -92,16 +100,43 @@ def threads_for(n_jobs: int | None) -> int:
     return max(1, min(counts) if counts else (os.cpu_count() or 1))
 
 
-def keys_may_overflow(scale: NDArray[np.float64], dtype: np.dtype[Any]) -> bool:
-    """Whether some ranking key of a chunk may be inf or NaN: then every training
-    point is a candidate of its rows (both paths), the only exact answer.
+def keys_out_of_range(scale: NDArray[np.float64], dtype: np.dtype[Any], n_terms: int, rtol: float) -> bool:
+    """Whether some ranking key of a chunk may be inf or NaN, or rounded beyond the
+    threshold's relative band: then every training point is a candidate of its rows
+    (both paths), the only exact answer.
 
-    |key| <= |x|^2 / 2 + |q| |x| <= scale (the per-row rounding scale), and so is
-    every partial sum of the GEMM's dot products: below the dtype's maximum, with
-    room for rounding, no key overflows. Dense float32 keys reach it for data of
+    Overflow: |key| <= |x|^2 / 2 + |q| |x| <= scale (the per-row rounding scale), and
+    so is every partial sum of the GEMM's dot products: below the dtype's maximum,
+    with room for rounding, no key overflows. Dense float32 keys reach it for data of
     magnitude about 1e19 (distances themselves stay exact in float64).
+
+    Underflow: in the subnormal range rounding is absolute, up to half the smallest
+    subnormal per product, so a key of ``n_terms`` products may be off by
+    ``n_terms`` such halves, which the band ``rtol * scale`` no longer covers once
+    ``scale`` is that small (float32 keys: data of magnitude about 1e-20 and
+    below). ``rtol``: the relative band of ``_exact_kernel._GEMM_RTOL``.
     """
-    return not bool(np.all(scale < 0.03 * float(np.finfo(dtype).max)))
+    info = np.finfo(dtype)
+    if not bool(np.all(scale < 0.03 * float(info.max))):
+        return True
+    floor = (n_terms + 2) * float(info.smallest_subnormal)
+    return bool(scale.size) and float(rtol) * float(np.min(scale)) < floor
+
+
+def disable(exc: BaseException) -> None:
+    """Turn the compiled path off for this process after a failure at run time
+    (a corrupt cache file, a full disk while numba saves it, ...), with one warning;
+    the caller goes on with the numpy path."""
+    global _module, _tried
+    with _lock:
+        if _module is not None:
+            warnings.warn(
+                f"mlknn's compiled kernels failed ({type(exc).__name__}: {exc}); using the numpy path "
+                "for the rest of this process (same results, slower). Set MLKNN_NUMBA=0 to silence this.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        _module, _tried = None, True
 
 
 def group_size(n_fit: int, k: int) -> int:
@@ -160,7 +195,7 @@ def select(
     ind = np.empty((n_rows, k), dtype=np.intp)
     offset = -1 if loo_offset is None else int(loo_offset)
     scale = np.ascontiguousarray(scale, dtype=np.float64)
-    every = keys_may_overflow(scale, V.dtype)
+    every = keys_out_of_range(scale, V.dtype, X.shape[1] + 1, rtol)
     parts = max(1, min(threads, n_rows // _MIN_ROWS_PER_THREAD))
     if parts == 1:
         mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, n_rows, dist, ind)

@@ -229,9 +229,15 @@ class _ExactKernel:
                 # Steps 2-3 compiled, one pass per row (_numba_kernels.select_rows).
                 rtol = _GEMM_RTOL[np.dtype(np.float32)]
                 group = _compiled.group_size(X.shape[0], k)
-                return _compiled.select(mod, V, Qc, X, scale, rtol, loo_offset, k, group, threads)
-        if _compiled.keys_may_overflow(scale, V.dtype):
-            # Keys that may be inf or NaN carry no order: every pair is a candidate.
+                try:
+                    return _compiled.select(mod, V, Qc, X, scale, rtol, loo_offset, k, group, threads)
+                except Exception as exc:  # a numba failure at run time: the numpy path
+                    _compiled.disable(exc)
+        keyed = self._fit_aug if self._fit_aug is not None else key_X
+        n_terms = X.shape[1] + 1 if keyed is None else keyed.shape[1]
+        if _compiled.keys_out_of_range(scale, V.dtype, n_terms, _GEMM_RTOL.get(np.dtype(V.dtype), 1e-11)):
+            # Keys that may be inf, NaN or rounded beyond the band carry no reliable
+            # order: every pair is a candidate.
             r, c = np.divmod(np.arange(n_rows * X.shape[0]), X.shape[0])
             if loo_offset is not None:
                 keep = c != r + loo_offset
@@ -478,13 +484,17 @@ def _exact_sqdist(
     d = X.shape[1]
     if block is None:
         block = max(64, (1 << 17) // max(d, 1))
-    if not q_sparse:
-        Q64 = np.ascontiguousarray(Qc, dtype=np.float64)  # one chunk of queries: small
     if not q_sparse and not x_sparse:
         mod = _compiled.kernels()
         if mod is not None:  # the same sums, without the gathered copies
-            mod.pair_sqdist(np.ascontiguousarray(Qc), X, r, c, out)
-            return out
+            try:
+                mod.pair_sqdist(np.ascontiguousarray(Qc), X, r, c, out)
+                return out
+            except Exception as exc:  # a numba failure at run time: the numpy path
+                _compiled.disable(exc)
+    if not q_sparse:
+        Q64 = np.ascontiguousarray(Qc, dtype=np.float64)  # one chunk of queries: small
+    if not q_sparse and not x_sparse:
         # np.take is several times slower from a strided view: read rows from the
         # contiguous array X is the leading columns of (BruteNeighbors' [X, |x|^2/2]).
         src = _contiguous_base(X)

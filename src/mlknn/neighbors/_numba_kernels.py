@@ -148,7 +148,7 @@ def select_rows(
     (leave-one-out; its entry of V is overwritten with +inf). ``scale[i]`` is the
     row's rounding scale, ``rtol`` the GEMM's relative rounding bound
     (``_GEMM_RTOL``), ``m`` the group size (``_compiled.group_size``). ``every``:
-    the keys may have overflowed (``_compiled.keys_may_overflow``), every training
+    the keys may have overflowed (``_compiled.keys_out_of_range``), every training
     point is a candidate.
 
     Steps 2-3 of ``_exact_kernel``, per row: the minima of ``m`` interleaved groups

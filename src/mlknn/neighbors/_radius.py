@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
-from ._compiled import keys_may_overflow
+from ._compiled import keys_out_of_range
 from ._contract import check_query_features
 from ._exact_kernel import (
     _GEMM_RTOL,
@@ -216,9 +216,12 @@ class _RadiusCounts:
             lo, hi = lo[None, :], hi[None, :]
         else:
             lo, hi = lo[:, None], hi[:, None]
-        if keys_may_overflow(scale, V.dtype):
-            # Keys that may be inf or NaN carry no order (data of magnitude about
-            # 1e19 and more in float32): every pair is recomputed exactly.
+        keyed = key_X if key_X is not None else self._fit_aug
+        assert keyed is not None
+        if keys_out_of_range(scale, V.dtype, keyed.shape[1], _GEMM_RTOL.get(V.dtype, 1e-11)):
+            # Keys that may be inf, NaN (data of magnitude about 1e19 and more in
+            # float32) or rounded beyond the band (about 1e-20 and less): every pair
+            # is recomputed exactly.
             inside: NDArray[np.bool_] = np.zeros(V.shape, dtype=bool)
             band = np.ones(V.shape, dtype=bool)
         else:
