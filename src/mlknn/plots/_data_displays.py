@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Self
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..hubness import k_occurrence, skewness
 from ..utils._typing import MatrixLike
 from ._displays import _axes, _no_data, shorten_label
 
@@ -112,16 +113,8 @@ class KOccurrenceDisplay:
         KOccurrenceDisplay
             Not drawn yet: call :meth:`plot`.
         """
-        try:
-            from ..hubness import k_occurrence, skewness
-
-            occ = k_occurrence(graph)
-            sk = float(skewness(occ))
-        except ImportError:  # pragma: no cover - hubness module absent
-            occ = np.bincount(graph.indices.ravel(), minlength=graph.n_points)
-            sd = occ.std()
-            sk = float(np.mean((occ - occ.mean()) ** 3) / sd**3) if sd > 0 else 0.0
-        return cls(occ, graph.n_neighbors, name, sk)
+        occ = k_occurrence(graph)
+        return cls(occ, graph.n_neighbors, name, float(skewness(occ)))
 
     def plot(self, ax: Axes | None = None) -> Self:
         """Draw p(O_k) against O_k on a logarithmic y axis, with S_k in the title.
