@@ -8,6 +8,8 @@ safeguarded 1-D Newton steps on the objective along the line where it cannot
 (large score changes), and halvings where Armijo still fails.
 """
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy.special import expit
 
@@ -112,19 +114,40 @@ def _line_minimum(
     (Illinois-modified regula falsi).
     """
     n, p = S.shape[0], Wa.shape[0]
-    m = S.shape[1]
-    wd = (Wa * d[:p]).sum(axis=0)
-    dd = (d[:p] * d[:p]).sum(axis=0)
+
+    def derivatives(t: FloatArray) -> tuple[FloatArray, FloatArray]:
+        P = expit(S + t * Zd)
+        d1 = np.einsum("ij,ij->j", P - Ta, Zd)
+        P *= 1.0 - P  # the curvature weights
+        return d1, np.einsum("ij,ij,ij->j", P, Zd, Zd)
+
+    return _bracketed_newton(derivatives, n, (Wa * d[:p]).sum(axis=0), (d[:p] * d[:p]).sum(axis=0), slope, pen)
+
+
+def _bracketed_newton(
+    derivatives: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    n: int,
+    wd: FloatArray,
+    dd: FloatArray,
+    slope: FloatArray,
+    pen: float,
+) -> FloatArray:
+    """The iteration of :func:`_line_minimum`, given the data terms of the derivatives along the lines.
+
+    ``derivatives(t)`` returns the column sums of ``(p - t) z`` and ``p (1 - p) z^2``
+    at the step lengths t (before the division by n); ``wd`` and ``dd`` are
+    ``w . d`` and ``d . d`` of each column (the penalty's terms).
+    """
+    m = slope.shape[0]
     t, lo, hi = np.ones(m), np.zeros(m), np.full(m, np.inf)
     glo, ghi = slope.astype(np.float64), np.full(m, np.nan)  # derivatives at lo and hi
     # As if the upper end had moved last: a first trial past the minimum already
     # halves the slope at 0, pulling the secant towards 0 (the overlong first Newton steps).
     prev_left = np.zeros(m, dtype=bool)
     for _ in range(_LINE_NEWTON):
-        P = expit(S + t * Zd)
-        d1 = np.einsum("ij,ij->j", P - Ta, Zd) / n + pen * (wd + t * dd)
-        P *= 1.0 - P  # the curvature weights
-        d2 = np.einsum("ij,ij,ij->j", P, Zd, Zd) / n + pen * dd
+        s1, s2 = derivatives(t)
+        d1 = s1 / n + pen * (wd + t * dd)
+        d2 = s2 / n + pen * dd
         left = d1 <= 0
         # Illinois: an end kept twice in a row has its derivative halved, so that
         # the secant does not creep towards the other end.

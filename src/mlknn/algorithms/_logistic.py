@@ -58,7 +58,9 @@ import scipy.sparse as sp
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from ..neighbors import _compiled
 from ..utils._typing import ArrayLike, BoolArray, FloatArray, MatrixLike, NDArray
+from . import _logistic_fused
 from ._line_search import _line_search
 
 #: Bytes the (n, batch) work arrays of one batch of labels may take (about 8 live).
@@ -152,10 +154,17 @@ def fit_logistic_batched(
     atol = _CG_ATOL * tol if large else 0.0
     batch = max(1, _BATCH_BYTES // (8 * 8 * max(n, p + 1)))
     not_converged: list[int] = []
+    # Large problems run their elementwise passes compiled and threaded where numba is
+    # available (the same iteration, see ``_logistic_fused``); small ones stay numpy.
+    mod = _logistic_fused.kernels() if large else None
+    passes = None if mod is None else _logistic_fused._Passes(mod, n, _compiled.threads_for(None))
     for start in range(0, L, batch):
         cols = labels[start : start + batch]
         T = np.asarray(Y[:, cols], dtype=np.float64)
-        W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond, atol, large)
+        if passes is None:
+            W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond, atol, large)
+        else:
+            W, b, it, ok, sep = _logistic_fused.newton_cg_fused(Z, T, pen, tol, max_iter, precond, atol, passes)
         coef[start : start + batch] = W.T
         intercept[start : start + batch] = b
         n_iter[start : start + batch] = it

@@ -1,0 +1,227 @@
+"""The batched Newton-CG's large problems with compiled, threaded elementwise passes.
+
+:func:`mlknn.algorithms._logistic._newton_cg` spends about half of a large
+problem's time outside the matrix products (delicious, n = 8,052, q = 983:
+10 of 20 s): expit, the residuals and curvature weights, the line search's
+trial scores and losses, each a numpy pass over an (n, labels) float64 array on
+one thread, most allocating a fresh 63 MB temporary (page faults: 7-8 s of
+system time in a 20 s fit). Here the same iteration runs with those passes fused
+into the few compiled row-block kernels of
+:mod:`mlknn.algorithms._logistic_kernels`, run on the BLAS thread count, and the
+scores updated in place. The algorithm is the same step for step (Newton
+direction, curvature bound, 1-D Newton line minimum, Armijo halvings); only the
+rounding of the column sums differs (row blocks, then the blocks in a fixed
+order), so the iterates agree with the numpy path's to rounding and both stop at
+``tol`` (``tests/test_logistic_fused.py``).
+
+Used when numba is available and enabled (``MLKNN_NUMBA``, see
+:mod:`mlknn.neighbors._compiled`) and the problem takes the large path (float32
+products); small problems keep the numpy iteration, bit for bit as before.
+"""
+
+import importlib
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..neighbors import _compiled
+from ..utils._typing import BoolArray, FloatArray, MatrixLike, NDArray
+from ._line_search import _ARMIJO, _bracketed_newton
+
+#: Rows per block of a compiled pass (its partial column sums are added in block order).
+_BLOCK_ROWS = 512
+
+_module: ModuleType | None = None
+_tried = False
+
+
+def kernels() -> ModuleType | None:
+    """The compiled passes, or None where numba is unavailable or disabled (the numpy iteration then)."""
+    global _module, _tried
+    if not _compiled.ENABLED or _compiled.kernels() is None:
+        return None
+    if not _tried:
+        try:
+            _module = importlib.import_module(f"{__package__}._logistic_kernels")
+        except Exception as exc:  # a broken numba cache, ...: the numpy iteration, with one warning
+            _compiled.disable(exc)
+            _module = None
+        _tried = True
+    return _module
+
+
+class _Passes:
+    """Runs a compiled pass over fixed row blocks on up to ``threads`` threads; returns its column sums."""
+
+    def __init__(self, mod: ModuleType, n: int, threads: int) -> None:
+        self.mod = mod
+        self.edges = np.unique(np.r_[np.arange(0, n, _BLOCK_ROWS), n]).astype(np.int64)
+        self.n_blocks = self.edges.size - 1
+        self.threads = max(1, min(threads, self.n_blocks))
+
+    def _run(self, fn: Callable[..., None], args: tuple[Any, ...], n_out: int, width: int) -> list[FloatArray]:
+        parts: list[FloatArray] = [np.empty((self.n_blocks, width)) for _ in range(n_out)]
+        e = self.edges
+
+        def blocks(first: int) -> None:
+            for b in range(first, self.n_blocks, self.threads):
+                fn(*args, int(e[b]), int(e[b + 1]), *(part[b] for part in parts))
+
+        if self.threads == 1:
+            blocks(0)
+        else:
+            pool = _compiled._executor(self.threads - 1)
+            futures = [pool.submit(blocks, first) for first in range(1, self.threads)]
+            blocks(0)
+            for fut in futures:
+                fut.result()
+        return parts
+
+    def residuals(self, S: FloatArray, T: FloatArray, R: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Fills ``R = expit(S) - T`` and ``Dn = expit'(S) / n``; returns their column sums."""
+        rs, ds = self._run(self.mod.residuals, (S, T, R, Dn, 1.0 / S.shape[0]), 2, S.shape[1])
+        return rs.sum(axis=0), ds.sum(axis=0)
+
+    def step_stats(self, Zd: FloatArray, shift: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Adds ``shift`` to every row of Zd; returns the column sums of ``Dn Zd^2`` and max ``|Zd|``."""
+        curv, maxabs = self._run(self.mod.step_stats, (Zd, shift, Dn), 2, Zd.shape[1])
+        return curv.sum(axis=0), maxabs.max(axis=0)
+
+    def line_derivatives(
+        self, S: FloatArray, Zd: FloatArray, T: FloatArray, t: FloatArray, cols: NDArray[np.intp]
+    ) -> tuple[FloatArray, FloatArray]:
+        d1, d2 = self._run(self.mod.line_derivatives, (S, Zd, T, t, cols), 2, cols.size)
+        return d1.sum(axis=0), d2.sum(axis=0)
+
+    def line_loss(
+        self, S: FloatArray, Zd: FloatArray, T: FloatArray, t: FloatArray, cols: NDArray[np.intp]
+    ) -> FloatArray:
+        (loss,) = self._run(self.mod.line_loss, (S, Zd, T, t, cols), 1, cols.size)
+        return np.asarray(loss.sum(axis=0))
+
+    def step_scores(self, S: FloatArray, Zd: FloatArray, t: FloatArray, cols: NDArray[np.intp]) -> None:
+        self._run(self.mod.step_scores, (S, Zd, t, cols), 0, 0)
+
+
+def newton_cg_fused(
+    Z: MatrixLike,
+    T: FloatArray,
+    pen: float,
+    tol: float,
+    max_iter: int,
+    precond: Any,
+    atol: float,
+    passes: _Passes,
+) -> tuple[FloatArray, FloatArray, NDArray[np.int64], BoolArray, BoolArray]:
+    """:func:`mlknn.algorithms._logistic._newton_cg` (large path) with the compiled passes.
+
+    Same arguments and returns (``precond`` a ``_logistic._Preconditioner``).
+    """
+    n, p = Z.shape
+    m = T.shape[1]
+    W = np.zeros((p, m))
+    mean = T.mean(axis=0)
+    b = np.log(mean) - np.log1p(-mean)  # the intercept-only optimum
+    S = np.broadcast_to(b, (n, m)).copy()
+    iters = np.zeros(m, dtype=np.int64)
+    converged = np.zeros(m, dtype=bool)
+    act = np.arange(m)
+    separated = np.zeros(m, dtype=bool)
+    f = np.full(m, np.nan)
+    Ta = T
+    for _ in range(max_iter + 1):
+        R, Dn = np.empty_like(S), np.empty_like(S)
+        rsum, _dsum = passes.residuals(S, Ta, R, Dn)
+        g = np.empty((p + 1, act.size))
+        g[:p] = np.asarray(Z.T @ R)
+        del R
+        g[:p] /= n
+        g[:p] += pen * W[:, act]
+        g[p] = rsum / n
+        done = np.abs(g).max(axis=0) <= tol
+        last = bool(iters[act[0]] >= max_iter)
+        stop = np.ones(act.size, dtype=bool) if last else done
+        if stop.any():
+            separated[act[stop]] = ((2.0 * Ta[:, stop] - 1.0) * S[:, stop] > 0).all(axis=0)
+        converged[act[done]] = True
+        if last:
+            break
+        if done.any():
+            keep = np.flatnonzero(~done)
+            act, S, Dn, g, f, Ta = act[keep], S[:, keep], Dn[:, keep], g[:, keep], f[keep], Ta[:, keep]
+            if act.size == 0:
+                break
+        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0))
+        Zd = np.asarray(Z @ d[:p])
+        curv, M = passes.step_stats(Zd, d[p], Dn)
+        del Dn
+        slope = (g * d).sum(axis=0)
+        curv += pen * (d[:p] * d[:p]).sum(axis=0)
+        W[:, act], b[act], f = _line_search_fused(S, Zd, W[:, act], b[act], d, f, slope, curv, M, Ta, pen, passes)
+        iters[act] += 1
+    return W, b, iters, converged, separated
+
+
+def _line_search_fused(
+    S: FloatArray,
+    Zd: FloatArray,
+    Wa: FloatArray,
+    ba: FloatArray,
+    d: FloatArray,
+    f: FloatArray,
+    slope: FloatArray,
+    curv: FloatArray,
+    M: FloatArray,
+    Ta: FloatArray,
+    pen: float,
+    passes: _Passes,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """:func:`mlknn.algorithms._line_search._line_search` with ``curv``, updating S in place.
+
+    ``M`` is each column's largest ``|Zd|``. Returns the new weights, intercepts and
+    objectives (NaN where the curvature bound accepted the full step); S holds
+    the new scores.
+    """
+    n, p = S.shape[0], Wa.shape[0]
+    m = S.shape[1]
+    # The curvature bound of _line_search: where it proves Armijo, the full step.
+    Mc = np.clip(M, 1e-4, 2.0)
+    growth = np.where(M > 1e-4, (np.expm1(Mc) - Mc) / (Mc * Mc), 0.5 + M / 6.0)
+    safe = (M <= 2.0) & (slope + curv * growth <= _ARMIJO * slope)
+    f_new = np.full(m, np.nan)
+    Wa = np.where(safe, Wa + d[:p], Wa)
+    t = np.ones(m)
+    todo = np.flatnonzero(~safe)
+    if todo.size:
+        Wt, dt = Wa[:, todo], d[:p, todo]
+
+        def derivatives(tt: FloatArray) -> tuple[FloatArray, FloatArray]:
+            return passes.line_derivatives(S, Zd, Ta, tt, todo)
+
+        t[todo] = _bracketed_newton(derivatives, n, (Wt * dt).sum(axis=0), (dt * dt).sum(axis=0), slope[todo], pen)
+        unknown = todo[np.isnan(f[todo])]
+        if unknown.size:
+            Wu = Wa[:, unknown]
+            f[unknown] = passes.line_loss(S, Zd, Ta, np.zeros(unknown.size), unknown) / n
+            f[unknown] += 0.5 * pen * (Wu * Wu).sum(axis=0)
+    for _ls in range(40):
+        if todo.size == 0:
+            break
+        tt = t[todo]
+        Wt = Wa[:, todo] + tt * d[:p, todo]
+        ft = passes.line_loss(S, Zd, Ta, tt, todo) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
+        # Armijo with _line_search's slack for rounding near the optimum.
+        ok = ft <= f[todo] + _ARMIJO * tt * slope[todo] + 1e-13 * np.abs(f[todo])
+        idx = todo[ok]
+        f_new[idx] = ft[ok]
+        Wa[:, idx] = Wt[:, ok]
+        todo = todo[~ok]
+        t[todo] *= 0.5
+    if todo.size:  # a failed line search keeps its point
+        t[todo] = 0.0
+        f_new[todo] = f[todo]
+    moved = np.flatnonzero(t != 0.0)
+    passes.step_scores(S, Zd, t[moved], moved)
+    return Wa, ba + t * d[p], f_new
