@@ -103,8 +103,10 @@ def run_one(name, spec, timeout, profile):
         res["estimator"] = spec
         return res
     except Exception as exc:  # a timeout or a crash is a result too
+        import subprocess
+
         return {"dataset": name, "estimator": spec, "seconds": None, "error": type(exc).__name__,
-                "loadavg": load_average()}
+                "timed_out": isinstance(exc, subprocess.TimeoutExpired), "loadavg": load_average()}
 
 
 def main(argv=None):
@@ -114,6 +116,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child (default 1800)")
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args(argv)
+    if not os.environ.get("MLKNN_DATA"):
+        ap.error("set MLKNN_DATA to the datasets folder (the one with MANIFEST.tsv)")
     info = machine_info()
     log(f"machine: {json.dumps(info)}")
     rows = []
@@ -131,7 +135,8 @@ def main(argv=None):
             ratio = {key: None if secs[key] is None or not base[key] else secs[key] / base[key] for key in base}
             rows.append([name, r.get("q", "?"), est,
                          secs["seconds"] if secs["seconds"] is not None
-                         else f">{args.timeout:.0f} s ({r.get('error')})",
+                         else f">{args.timeout:.0f} s (timed out)" if r.get("timed_out")
+                         else f"failed ({r.get('error')})",
                          ratio["seconds"], secs["cpu_seconds"], ratio["cpu_seconds"],
                          r.get("peak_rss_mb"), r.get("loadavg")])
     print()

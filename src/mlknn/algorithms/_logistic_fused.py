@@ -131,12 +131,15 @@ def newton_cg_fused(
     separated = np.zeros(m, dtype=bool)
     f = np.full(m, np.nan)
     Ta = T
+    # Two (n, m) work areas reused by every step (views of the live columns' width):
+    # fresh 63 MB arrays per step cost page faults worth a third of the passes.
+    work_r, work_zd = np.empty(n * m), np.empty(n * m)
     for _ in range(max_iter + 1):
-        R, Dn = np.empty_like(S), np.empty_like(S)
+        R = work_r[: n * act.size].reshape(n, act.size)
+        Dn = np.empty_like(S)
         rsum, _dsum = passes.residuals(S, Ta, R, Dn)
         g = np.empty((p + 1, act.size))
         g[:p] = np.asarray(Z.T @ R)
-        del R
         g[:p] /= n
         g[:p] += pen * W[:, act]
         g[p] = rsum / n
@@ -154,7 +157,11 @@ def newton_cg_fused(
             if act.size == 0:
                 break
         d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0))
-        Zd = np.asarray(Z @ d[:p])
+        Zd = work_zd[: n * act.size].reshape(n, act.size)
+        if isinstance(Z, np.ndarray):
+            np.matmul(Z, d[:p], out=Zd)
+        else:
+            Zd[...] = Z @ d[:p]
         curv, M = passes.step_stats(Zd, d[p], Dn)
         del Dn
         slope = (g * d).sum(axis=0)
