@@ -371,13 +371,11 @@ def fuzzy_weight(O: NDArray[Any], lam: float, k: int) -> NDArray[np.float64]:
     return np.asarray(1.0 - np.log(np.minimum(O, t)) / np.log(t))
 
 
-def membership(
-    O: NDArray[Any], OL: NDArray[Any], Y: LabelMatrix, g: NDArray[Any], s: float
-) -> NDArray[np.float64]:
+def membership(O: NDArray[Any], OL: NDArray[Any], Y: LabelMatrix, g: NDArray[Any], s: float) -> NDArray[np.float64]:
     """u_1^l(x) (eqs 7, 9); u_0 = 1 - u_1 (eqs 8, 10, 11). Shape (n, q)."""
     # g Y + (1 - g) p1, built in one (n, q) array (at many labels each temporary is
     # as large as the result).
-    u1 = np.add(OL, s, dtype=np.float64)
+    u1: NDArray[np.float64] = np.add(OL, s, dtype=np.float64)
     g = np.asarray(g, dtype=np.float64)[:, None]
     u1 *= (1.0 - g) / (np.asarray(O, dtype=np.float64)[:, None] + 2.0 * s)
     u1 += g * np.asarray(Y)
@@ -434,4 +432,3 @@ def relevance_scores(graph: NeighborGraph, weights: FloatArray, u1: FloatArray, 
     w = w / w.sum(axis=1, keepdims=True)
     A = graph.to_csr(u1.shape[0], w)
     return np.asarray(A @ u1)
-
