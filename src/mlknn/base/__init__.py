@@ -28,10 +28,10 @@ from ..hubness._constraints import HUBNESS_CONSTRAINT as HUBNESS_CONSTRAINT
 from ..neighbors import (
     NEIGHBORS_CONSTRAINT,
     NeighborGraph,
-    build_graph,
     get_backend,
     is_exact,
 )
+from ..neighbors._base import unchecked_graph
 from ..utils._param_validation import (
     Integral,
     Interval,
@@ -282,7 +282,7 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
         X = self._transform_features(X, fit=True)
         self.nn_ = get_backend(self.neighbors, metric=self.metric, n_jobs=self.n_jobs,
                                random_state=getattr(self, "random_state", None)).fit(X)
-        graph = self._transform_graph(build_graph(self.nn_, None, width), X, fit=True)
+        graph = self._transform_graph(unchecked_graph(self.nn_, None, width), X, fit=True)
         self._fit_from_validated_graph(graph, Y, X, (y_dtype, container))
         return self
 
@@ -334,7 +334,7 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
             )
         if X is not None:
             X = self._transform_features(validate_features(self, X, reset=False))
-        graph = build_graph(self.nn_, X, self.search_width(self.n_train_))
+        graph = unchecked_graph(self.nn_, X, self.search_width(self.n_train_))
         return self._transform_graph(graph, X), X
 
     def neighbor_recall(self, X: MatrixLike = None, *, n_samples: int = 1000, random_state: Any = None) -> float:

@@ -21,6 +21,7 @@ import importlib.util
 import os
 import threading
 import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -91,13 +92,37 @@ def threads_for(n_jobs: int | None) -> int:
         from ._contract import resolve_n_jobs
 
         return resolve_n_jobs(n_jobs)
+    counts = [lib.num_threads for lib in _blas_controller().lib_controllers]
+    return max(1, min(counts) if counts else (os.cpu_count() or 1))
+
+
+def _blas_controller() -> Any:
+    """The process's BLAS libraries as one cached ``ThreadpoolController`` selection."""
     global _blas
     if _blas is None:
         from threadpoolctl import ThreadpoolController
 
         _blas = ThreadpoolController().select(user_api="blas")
-    counts = [lib.num_threads for lib in _blas.lib_controllers]
-    return max(1, min(counts) if counts else (os.cpu_count() or 1))
+    return _blas
+
+
+def run_ranges(fn: Callable[[int, int], object], edges: Sequence[int]) -> None:
+    """``fn(a, b)`` for every range ``edges[p]..edges[p + 1]``: the first on the calling
+    thread, the others on the process-wide pool (``_executor``); the first error
+    raised is raised here, after every range has ended."""
+    ranges = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    if len(ranges) == 1:
+        fn(*ranges[0])
+        return
+    pool = _executor(len(ranges) - 1)
+    futures = [pool.submit(fn, a, b) for a, b in ranges[1:]]
+    try:
+        fn(*ranges[0])
+    finally:
+        errors = [f.exception() for f in futures]
+    for err in errors:
+        if err is not None:
+            raise err
 
 
 def keys_out_of_range(scale: NDArray[np.float64], dtype: np.dtype[Any], n_terms: int, rtol: float) -> bool:
@@ -197,17 +222,9 @@ def select(
     scale = np.ascontiguousarray(scale, dtype=np.float64)
     every = keys_out_of_range(scale, V.dtype, X.shape[1] + 1, rtol)
     parts = max(1, min(threads, n_rows // _MIN_ROWS_PER_THREAD))
-    if parts == 1:
-        mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, n_rows, dist, ind)
-        return dist, ind
-    edges = np.linspace(0, n_rows, parts + 1).astype(int)
-    pool = _executor(parts - 1)
-    # The first range on the calling thread, the others on the pool's.
-    futures = [
-        pool.submit(mod.select_rows, V, Q, X, scale, rtol, offset, k, group, every, int(a), int(b), dist, ind)
-        for a, b in zip(edges[1:-1], edges[2:])
-    ]
-    mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, 0, int(edges[1]), dist, ind)
-    for f in futures:
-        f.result()
+
+    def rows(a: int, b: int) -> None:
+        mod.select_rows(V, Q, X, scale, rtol, offset, k, group, every, a, b, dist, ind)
+
+    run_ranges(rows, np.linspace(0, n_rows, parts + 1).astype(int).tolist())
     return dist, ind
