@@ -1,5 +1,5 @@
 """The compiled selection's pieces for small problems (issue 16): the filtered k-th
-smallest, the branch-free candidate lists, the paired exact sums and the placement of
+smallest, the branch-free candidate lists, the vector exact sums and the placement of
 the k best by rank, each against the numpy path or a direct computation, bit for bit.
 """
 
@@ -75,12 +75,24 @@ def test_candidate_counts_around_the_rank_limit_equal_numpy_path(monkeypatch, d,
 
 
 @needs_numba
-def test_leaf2_equals_two_leaves_bit_for_bit():
+def test_vector_leaf_equals_the_scalar_leaf_and_numpy_bit_for_bit():
+    # Contiguous rows take the 8-wide vector sum, strided ones the scalar sum: both
+    # are numpy's pairwise sum (np.add.reduce), float32 and mixed rows included.
+    from numba import njit
+
     mod = compiled.kernels()
+    leaf, scalar = mod._leaf, mod._leaf_scalar
+
+    @njit
+    def both_sums(q, x):
+        return leaf(q, x), scalar(q, x)
+
     rng = np.random.default_rng(3)
-    for d in (8, 9, 15, 16, 17, 64, 103, 127, 128):
-        for dtype in (np.float64, np.float32):
-            q, x, y = (rng.standard_normal(d).astype(dtype) * 10.0 ** rng.integers(-3, 4) for _ in range(3))
-            a, b = mod._leaf2(q, x, y)
-            assert a == mod._leaf(q, x) and b == mod._leaf(q, y)
-            assert a == np.add.reduce((q.astype(np.float64) - x) ** 2)
+    for d in (1, 3, 7, 8, 9, 15, 16, 17, 64, 103, 127, 128):
+        for qt, xt in ((np.float64, np.float64), (np.float32, np.float32), (np.float64, np.float32)):
+            q = (rng.standard_normal(2 * d) * 10.0 ** rng.integers(-3, 4)).astype(qt)
+            x = (rng.standard_normal(2 * d) * 10.0 ** rng.integers(-3, 4)).astype(xt)
+            want = np.add.reduce((q[:d].astype(np.float64) - x[:d].astype(np.float64)) ** 2)
+            assert both_sums(q[:d], x[:d]) == (want, want)  # contiguous: the vector sum
+            want = np.add.reduce((q[::2].astype(np.float64) - x[::2].astype(np.float64)) ** 2)
+            assert both_sums(q[::2], x[::2]) == (want, want)  # strided: the scalar sum

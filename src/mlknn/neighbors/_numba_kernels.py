@@ -18,10 +18,34 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
+
+from ._numba_simd import _is_contiguous_float_row, vector_leaf
+
+
+def _leaf(q: Any, x: Any) -> float:
+    """numpy's pairwise leaf sum of (q - x)^2 (compiled code only; see the overload)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_leaf, inline="always", jit_options={"nogil": True})
+def _leaf_overload(q: Any, x: Any) -> Any:
+    """Contiguous float rows (every row the kernels read from C-ordered points): the
+    8-wide vector sum (``_numba_simd``); any other layout: the scalar sum. The same
+    additions in the same order: the same bits."""
+    # (numba compares the implementation's parameters, annotations included, with
+    # this function's.)
+    def vector(q: Any, x: Any) -> float:
+        return vector_leaf(q, x)  # type: ignore[call-arg]  # the intrinsic's typing context is numba's
+
+    def scalar(q: Any, x: Any) -> float:
+        return _leaf_scalar(q, x)
+
+    return vector if _is_contiguous_float_row(q) and _is_contiguous_float_row(x) else scalar
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _leaf(q: Any, x: Any) -> float:
+def _leaf_scalar(q: Any, x: Any) -> float:
     """numpy's pairwise sum of (q - x)^2 over at most 128 terms: 8 accumulators
     (term t into accumulator t mod 8), combined as ((r0 + r1) + (r2 + r3)) +
     ((r4 + r5) + (r6 + r7)), then the remaining terms one by one; below 8 terms, a
@@ -136,50 +160,6 @@ def _offer(best_d: Any, best_j: Any, m: int, k: int, dist: float, j: int) -> int
     return m + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _leaf2(q: Any, x: Any, y: Any) -> tuple[float, float]:
-    """``_leaf(q, x)`` and ``_leaf(q, y)`` at once, each summed in exactly its order
-    (8 to 128 terms). Two independent chains of scalar adds keep the core busier
-    than one: a fifth of the exact step on yeast."""
-    n = q.shape[0]
-    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-    b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = 0.0
-    nb = n // 8
-    for b in range(nb):
-        qs, xs, ys = q[8 * b : 8 * b + 8], x[8 * b : 8 * b + 8], y[8 * b : 8 * b + 8]
-        q0, q1, q2, q3 = np.float64(qs[0]), np.float64(qs[1]), np.float64(qs[2]), np.float64(qs[3])
-        q4, q5, q6, q7 = np.float64(qs[4]), np.float64(qs[5]), np.float64(qs[6]), np.float64(qs[7])
-        e0, e1, e2, e3 = q0 - np.float64(xs[0]), q1 - np.float64(xs[1]), q2 - np.float64(xs[2]), q3 - np.float64(xs[3])
-        e4, e5, e6, e7 = q4 - np.float64(xs[4]), q5 - np.float64(xs[5]), q6 - np.float64(xs[6]), q7 - np.float64(xs[7])
-        f0, f1, f2, f3 = q0 - np.float64(ys[0]), q1 - np.float64(ys[1]), q2 - np.float64(ys[2]), q3 - np.float64(ys[3])
-        f4, f5, f6, f7 = q4 - np.float64(ys[4]), q5 - np.float64(ys[5]), q6 - np.float64(ys[6]), q7 - np.float64(ys[7])
-        a0 += e0 * e0
-        a1 += e1 * e1
-        a2 += e2 * e2
-        a3 += e3 * e3
-        a4 += e4 * e4
-        a5 += e5 * e5
-        a6 += e6 * e6
-        a7 += e7 * e7
-        b0 += f0 * f0
-        b1 += f1 * f1
-        b2 += f2 * f2
-        b3 += f3 * f3
-        b4 += f4 * f4
-        b5 += f5 * f5
-        b6 += f6 * f6
-        b7 += f7 * f7
-    ra = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
-    rb = ((b0 + b1) + (b2 + b3)) + ((b4 + b5) + (b6 + b7))
-    for t in range(8 * nb, n):
-        qt = np.float64(q[t])
-        e = qt - np.float64(x[t])
-        f = qt - np.float64(y[t])
-        ra += e * e
-        rb += f * f
-    return ra, rb
-
-
 #: Up to this many candidates of a row, the k best are placed by rank (every pair
 #: compared, no branches); beyond, sorted insertion (``_offer``).
 _RANK_MAX = 32
@@ -207,7 +187,7 @@ def select_rows(
     the members of the groups under the threshold whose key is under it: every
     true neighbour and every tie at the boundary (collected without branches:
     about k of them, the branches mispredicted on each). Their squared distances
-    are recomputed exactly, two at a time (``_leaf2``), and the k best kept in
+    are recomputed exactly (8-wide vectors, ``_numba_simd``), and the k best kept in
     (distance, index) order: by rank for a few candidates, by sorted insertion for
     many. Writes rows ``lo..hi-1`` of ``out_d`` (float64 squared distances) and
     ``out_i``.
@@ -224,7 +204,6 @@ def select_rows(
     best_d = np.empty(k, dtype=np.float64)
     best_j = np.empty(k, dtype=np.int64)
     stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
-    d = X.shape[1]
     # Fewer than k pool entries (tiny training sets): no bound, every key passes.
     use_bound = n_pool >= k
     for i in range(lo, hi):
@@ -261,15 +240,8 @@ def select_rows(
                 cand[nc] = j
                 nc += j != own
         # Exact squared distances; the k best in (distance, index) order.
-        t = 0
-        if 8 <= d <= 128:
-            q = Q[i]
-            while t + 1 < nc:
-                cand_d[t], cand_d[t + 1] = _leaf2(q, X[cand[t]], X[cand[t + 1]])
-                t += 2
-        while t < nc:
+        for t in range(nc):
             cand_d[t] = _sqdist(Q, i, X, cand[t], stack, vals)
-            t += 1
         nan = False
         for t in range(nc):
             nan |= not cand_d[t] == cand_d[t]
