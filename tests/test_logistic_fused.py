@@ -33,7 +33,7 @@ def test_each_pass_equals_its_numpy_expression(threads):
     S, T, Zd, Dn = _arrays()
     n, m = S.shape
     passes = _logistic_fused._Passes(mod, n, threads)
-    assert passes.n_blocks == 3  # 1,300 rows in blocks of 512: uneven last block
+    assert passes.n_blocks == 6  # 1,300 rows in blocks of 256: uneven last block
     R, D = np.empty_like(S), np.empty_like(S)
     rsum, dsum = passes.residuals(S, T, R, D)
     P = expit(S)

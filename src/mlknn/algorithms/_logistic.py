@@ -58,7 +58,6 @@ import scipy.sparse as sp
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-from ..neighbors import _compiled
 from ..utils._typing import ArrayLike, BoolArray, FloatArray, MatrixLike, NDArray
 from . import _logistic_fused
 from ._line_search import _line_search
@@ -156,8 +155,7 @@ def fit_logistic_batched(
     not_converged: list[int] = []
     # Large problems run their elementwise passes compiled and threaded where numba is
     # available (the same iteration, see ``_logistic_fused``); small ones stay numpy.
-    mod = _logistic_fused.kernels() if large else None
-    passes = None if mod is None else _logistic_fused._Passes(mod, n, _compiled.threads_for(None))
+    passes = _logistic_fused.runner(n) if large else None
     for start in range(0, L, batch):
         cols = labels[start : start + batch]
         if passes is None:
@@ -284,11 +282,15 @@ class _Preconditioner:
             return np.asarray(out if self.rotated else self.V @ out)
         return np.asarray(R / self.diag[:, cols])
 
-    def newton_direction(self, Dn: FloatArray, g: FloatArray, atol: float = 0.0, head: bool = True) -> FloatArray:
+    def newton_direction(
+        self, Dn: FloatArray, g: FloatArray, atol: float = 0.0, head: bool = True, passes: Any = None
+    ) -> FloatArray:
         """Approximate solution d of ``H_l d = -g_l`` for every column (CG, see :func:`_cg`).
 
         ``head=False`` skips the head blocks (when each label's weights are constant,
-        as at the start, the plain preconditioner is already exact).
+        as at the start, the plain preconditioner is already exact). ``passes``
+        (``_logistic_fused._Passes``, rotated inputs only): the CG's products reuse
+        one work area and take the live columns' weights in place, compiled.
         """
         Zp, pen = self.Zp, self.pen
         Dnp = Dn.astype(Zp.dtype)
@@ -304,11 +306,18 @@ class _Preconditioner:
 
         if self.rotated:
             u = self.u
+            n = Zp.shape[0]
+            work = np.empty(n * g.shape[1], dtype=Zp.dtype) if passes is not None else None
 
             def hess_vec_rotated(d: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
                 # H' = Zt^T D Zt + pen (I - u u^T): the penalty spares the intercept e_p = V^T u.
-                U = Zp @ d.astype(Zp.dtype)
-                U *= weights(cols)
+                if work is None:
+                    U = Zp @ d.astype(Zp.dtype)
+                    U *= weights(cols)
+                else:
+                    U = work[: n * cols.size].reshape(n, cols.size)
+                    np.matmul(Zp, d.astype(Zp.dtype), out=U)
+                    passes.scale_by_columns(U, Dnp, cols)
                 return np.asarray(Zp.T @ U, dtype=np.float64) + pen * (d - np.outer(u, u @ d))
 
             return np.asarray(self.V @ _cg(hess_vec_rotated, self.V.T @ -g, self.apply, atol))

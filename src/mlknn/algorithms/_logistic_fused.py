@@ -31,7 +31,7 @@ from ..utils._typing import BoolArray, FloatArray, MatrixLike, NDArray
 from ._line_search import _ARMIJO, _bracketed_newton
 
 #: Rows per block of a compiled pass (its partial column sums are added in block order).
-_BLOCK_ROWS = 512
+_BLOCK_ROWS = 256
 
 _module: ModuleType | None = None
 _tried = False
@@ -53,21 +53,32 @@ def kernels() -> ModuleType | None:
 
 
 class _Passes:
-    """Runs a compiled pass over fixed row blocks on up to ``threads`` threads; returns its column sums."""
+    """Runs a pass over fixed row blocks on up to ``threads`` threads; returns its per-block column sums.
+
+    Each thread has a scratch block of ``_BLOCK_ROWS`` rows (grown to the widest
+    pass), where numpy's SIMD ``exp`` / ``log1p`` write what the compiled kernels read.
+    """
 
     def __init__(self, mod: ModuleType, n: int, threads: int) -> None:
         self.mod = mod
         self.edges = np.unique(np.r_[np.arange(0, n, _BLOCK_ROWS), n]).astype(np.int64)
         self.n_blocks = self.edges.size - 1
         self.threads = max(1, min(threads, self.n_blocks))
+        self.scratch = [np.empty(0) for _ in range(self.threads)]
 
-    def _run(self, fn: Callable[..., None], args: tuple[Any, ...], n_out: int, width: int) -> list[FloatArray]:
+    def _block_scratch(self, thread: int, rows: int, width: int) -> FloatArray:
+        if self.scratch[thread].size < _BLOCK_ROWS * width:
+            self.scratch[thread] = np.empty(_BLOCK_ROWS * width)
+        return self.scratch[thread][: rows * width].reshape(rows, width)
+
+    def _run(self, block: Callable[..., None], n_out: int, width: int) -> list[FloatArray]:
+        """``block(thread, lo, hi, *partials)`` for every row block; the (n_blocks, width) partials."""
         parts: list[FloatArray] = [np.empty((self.n_blocks, width)) for _ in range(n_out)]
         e = self.edges
 
         def blocks(first: int) -> None:
             for b in range(first, self.n_blocks, self.threads):
-                fn(*args, int(e[b]), int(e[b + 1]), *(part[b] for part in parts))
+                block(first, int(e[b]), int(e[b + 1]), *(part[b] for part in parts))
 
         if self.threads == 1:
             blocks(0)
@@ -79,30 +90,92 @@ class _Passes:
                 fut.result()
         return parts
 
-    def residuals(self, S: FloatArray, T: FloatArray, R: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def _exp_trial(
+        self,
+        thread: int,
+        lo: int,
+        hi: int,
+        S: FloatArray,
+        Zd: FloatArray | None,
+        t: FloatArray | None,
+        cols: NDArray[np.intp] | None,
+        log: bool = False,
+    ) -> FloatArray:
+        """The block's ``exp(-|s|)`` (``log1p`` of it with ``log``), s the scores (``S + t Zd`` on ``cols``)."""
+        width = S.shape[1] if cols is None else cols.size
+        E = self._block_scratch(thread, hi - lo, width)
+        if cols is None:
+            self.mod.neg_abs(S, lo, hi, E)
+        else:
+            self.mod.neg_abs_trial(S, Zd, t, cols, lo, hi, E)
+        np.exp(E, out=E)
+        if log:
+            np.log1p(E, out=E)
+        return E
+
+    def residuals(self, S: FloatArray, T: NDArray[Any], R: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Fills ``R = expit(S) - T`` and ``Dn = expit'(S) / n``; returns their column sums."""
-        rs, ds = self._run(self.mod.residuals, (S, T, R, Dn, 1.0 / S.shape[0]), 2, S.shape[1])
+        inv_n = 1.0 / S.shape[0]
+
+        def block(thread: int, lo: int, hi: int, rsum: FloatArray, dsum: FloatArray) -> None:
+            E = self._exp_trial(thread, lo, hi, S, None, None, None)
+            self.mod.residuals(S, E, T, R, Dn, inv_n, lo, hi, rsum, dsum)
+
+        rs, ds = self._run(block, 2, S.shape[1])
         return rs.sum(axis=0), ds.sum(axis=0)
 
     def step_stats(self, Zd: FloatArray, shift: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Adds ``shift`` to every row of Zd; returns the column sums of ``Dn Zd^2`` and max ``|Zd|``."""
-        curv, maxabs = self._run(self.mod.step_stats, (Zd, shift, Dn), 2, Zd.shape[1])
+
+        def block(thread: int, lo: int, hi: int, curv: FloatArray, maxabs: FloatArray) -> None:
+            self.mod.step_stats(Zd, shift, Dn, lo, hi, curv, maxabs)
+
+        curv, maxabs = self._run(block, 2, Zd.shape[1])
         return curv.sum(axis=0), maxabs.max(axis=0)
 
     def line_derivatives(
-        self, S: FloatArray, Zd: FloatArray, T: FloatArray, t: FloatArray, cols: NDArray[np.intp]
+        self, S: FloatArray, Zd: FloatArray, T: NDArray[Any], t: FloatArray, cols: NDArray[np.intp]
     ) -> tuple[FloatArray, FloatArray]:
-        d1, d2 = self._run(self.mod.line_derivatives, (S, Zd, T, t, cols), 2, cols.size)
+        """Column sums of ``(p - T) Zd`` and ``p (1 - p) Zd^2`` at ``p = expit(S + t Zd)``, on ``cols``."""
+
+        def block(thread: int, lo: int, hi: int, d1: FloatArray, d2: FloatArray) -> None:
+            E = self._exp_trial(thread, lo, hi, S, Zd, t, cols)
+            self.mod.line_derivatives(S, Zd, T, t, cols, E, lo, hi, d1, d2)
+
+        d1, d2 = self._run(block, 2, cols.size)
         return d1.sum(axis=0), d2.sum(axis=0)
 
     def line_loss(
-        self, S: FloatArray, Zd: FloatArray, T: FloatArray, t: FloatArray, cols: NDArray[np.intp]
+        self, S: FloatArray, Zd: FloatArray, T: NDArray[Any], t: FloatArray, cols: NDArray[np.intp]
     ) -> FloatArray:
-        (loss,) = self._run(self.mod.line_loss, (S, Zd, T, t, cols), 1, cols.size)
+        """Column sums of ``log(1 + e^s) - T s`` at ``s = S + t Zd``, on ``cols``."""
+
+        def block(thread: int, lo: int, hi: int, loss: FloatArray) -> None:
+            L = self._exp_trial(thread, lo, hi, S, Zd, t, cols, log=True)
+            self.mod.line_loss(S, Zd, T, t, cols, L, lo, hi, loss)
+
+        (loss,) = self._run(block, 1, cols.size)
         return np.asarray(loss.sum(axis=0))
 
     def step_scores(self, S: FloatArray, Zd: FloatArray, t: FloatArray, cols: NDArray[np.intp]) -> None:
-        self._run(self.mod.step_scores, (S, Zd, t, cols), 0, 0)
+        """``S[:, cols] += t Zd[:, cols]`` in place."""
+        self._run(lambda thread, lo, hi: self.mod.step_scores(S, Zd, t, cols, lo, hi), 0, 0)
+
+    def scale_by_columns(self, U: NDArray[Any], D: NDArray[Any], cols: NDArray[np.intp]) -> None:
+        """``U[:, c] *= D[:, cols[c]]`` in place."""
+        self._run(lambda thread, lo, hi: self.mod.scale_by_columns(U, D, cols, lo, hi), 0, 0)
+
+    def weighted_rows(self, ind: NDArray[Any], w: FloatArray, U: FloatArray) -> FloatArray:
+        """``out[i] = sum_j w[i, j] U[ind[i, j]]`` (the rows of ind are this runner's rows)."""
+        out = np.empty((ind.shape[0], U.shape[1]))
+        self._run(lambda thread, lo, hi: self.mod.weighted_rows(ind, w, U, out, lo, hi), 0, 0)
+        return out
+
+
+def runner(n_rows: int) -> _Passes | None:
+    """A runner of the compiled passes over ``n_rows`` rows on the BLAS thread count, or None (no numba)."""
+    mod = kernels()
+    return None if mod is None else _Passes(mod, n_rows, _compiled.threads_for(None))
 
 
 def newton_cg_fused(
@@ -156,7 +229,7 @@ def newton_cg_fused(
             act, S, Dn, g, f, Ta = act[keep], S[:, keep], Dn[:, keep], g[:, keep], f[keep], Ta[:, keep]
             if act.size == 0:
                 break
-        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0))
+        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0), passes=passes)
         Zd = work_zd[: n * act.size].reshape(n, act.size)
         if isinstance(Z, np.ndarray):
             np.matmul(Z, d[:p], out=Zd)

@@ -35,10 +35,14 @@ from ..hubness import k_occurrence
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
+from . import _logistic_fused
 from ._kernels import constant_labels
 from ._logistic import fit_logistic_batched
 
 VARIANTS = ("g1", "g0", "h1", "d1", "fo")
+
+#: Memberships (n_train * q entries) from which the relevance product runs compiled and threaded.
+_THREADED_FROM = 10**6
 
 #: Settings of the per-label logistic regressions (see the class docstring):
 #: scikit-learn's default model (C = 1), solved by the batched Newton-CG of
@@ -430,5 +434,11 @@ def relevance_scores(graph: NeighborGraph, weights: FloatArray, u1: FloatArray, 
     # u0 = 1 - u1 (eq 8), so the denominator v0 + v1 of eq 6 is the row's weight
     # total: one product with the normalised weights instead of two.
     w = w / w.sum(axis=1, keepdims=True)
+    # Many labels: the product compiled on several threads (the same terms in the
+    # same order as scipy's single-threaded CSR product).
+    passes = _logistic_fused.runner(graph.indices.shape[0]) if u1.size >= _THREADED_FROM else None
+    if passes is not None:
+        ind = np.ascontiguousarray(graph.indices, dtype=np.intp)
+        return passes.weighted_rows(ind, np.ascontiguousarray(w), np.ascontiguousarray(u1, dtype=np.float64))
     A = graph.to_csr(u1.shape[0], w)
     return np.asarray(A @ u1)
