@@ -439,6 +439,9 @@ def relevance_scores(graph: NeighborGraph, weights: FloatArray, u1: FloatArray, 
     passes = _logistic_fused.runner(graph.indices.shape[0]) if u1.size >= _THREADED_FROM else None
     if passes is not None:
         ind = np.ascontiguousarray(graph.indices, dtype=np.intp)
-        return passes.weighted_rows(ind, np.ascontiguousarray(w), np.ascontiguousarray(u1, dtype=np.float64))
+        out: NDArray[np.float64] = passes.weighted_rows(
+            ind, np.ascontiguousarray(w), np.ascontiguousarray(u1, dtype=np.float64)
+        )
+        return out
     A = graph.to_csr(u1.shape[0], w)
     return np.asarray(A @ u1)
