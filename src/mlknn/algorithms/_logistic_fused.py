@@ -165,7 +165,7 @@ class _Passes:
         """``U[:, c] *= D[:, cols[c]]`` in place."""
         self._run(lambda thread, lo, hi: self.mod.scale_by_columns(U, D, cols, lo, hi), 0, 0)
 
-    def weighted_rows(self, ind: NDArray[Any], w: FloatArray, U: FloatArray) -> FloatArray:
+    def weighted_rows(self, ind: NDArray[Any], w: FloatArray, U: FloatArray) -> NDArray[np.float64]:
         """``out[i] = sum_j w[i, j] U[ind[i, j]]`` (the rows of ind are this runner's rows)."""
         out = np.empty((ind.shape[0], U.shape[1]))
         self._run(lambda thread, lo, hi: self.mod.weighted_rows(ind, w, U, out, lo, hi), 0, 0)
