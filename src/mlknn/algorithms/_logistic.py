@@ -205,6 +205,7 @@ class _Preconditioner:
         self.diag = np.zeros((0, 0))
         self.head = np.zeros(0, dtype=np.intp)
         self.use_head = False
+        self.work = np.empty(0, dtype=dtype)  # see newton_direction
         if self.eigen:
             ZtZ = Z.T @ Z
             ZtZ = ZtZ.toarray() if sp.issparse(ZtZ) else ZtZ
@@ -293,7 +294,14 @@ class _Preconditioner:
         one work area and take the live columns' weights in place, compiled.
         """
         Zp, pen = self.Zp, self.pen
-        Dnp = Dn.astype(Zp.dtype)
+        n = Zp.shape[0]
+        if passes is None:
+            Dnp = Dn.astype(Zp.dtype)
+        else:  # the weights in the products' dtype and the CG's products in work areas kept between calls
+            if self.work.size < 2 * n * g.shape[1]:
+                self.work = np.empty(2 * n * g.shape[1], dtype=Zp.dtype)
+            Dnp = self.work[: n * g.shape[1]].reshape(Dn.shape)
+            np.copyto(Dnp, Dn, casting="same_kind")
         self.setup(Dn, Dnp, head)
         p = g.shape[0] - 1
         live = [Dnp]  # the weights of the CG's live columns, gathered when they change
@@ -306,8 +314,7 @@ class _Preconditioner:
 
         if self.rotated:
             u = self.u
-            n = Zp.shape[0]
-            work = np.empty(n * g.shape[1], dtype=Zp.dtype) if passes is not None else None
+            work = self.work[n * g.shape[1] : 2 * n * g.shape[1]] if passes is not None else None
 
             def hess_vec_rotated(d: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
                 # H' = Zt^T D Zt + pen (I - u u^T): the penalty spares the intercept e_p = V^T u.

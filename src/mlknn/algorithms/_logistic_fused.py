@@ -113,16 +113,25 @@ class _Passes:
             np.log1p(E, out=E)
         return E
 
-    def residuals(self, S: FloatArray, T: NDArray[Any], R: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Fills ``R = expit(S) - T`` and ``Dn = expit'(S) / n``; returns their column sums."""
+    def residuals(self, S: FloatArray, T: NDArray[Any], R: FloatArray) -> FloatArray:
+        """Fills ``R = expit(S) - T``; returns its column sums."""
+
+        def block(thread: int, lo: int, hi: int, rsum: FloatArray) -> None:
+            E = self._exp_trial(thread, lo, hi, S, None, None, None)
+            self.mod.residuals(S, E, T, R, lo, hi, rsum)
+
+        (rs,) = self._run(block, 1, S.shape[1])
+        return np.asarray(rs.sum(axis=0))
+
+    def curvature_weights(self, S: FloatArray, Dn: FloatArray) -> None:
+        """Fills ``Dn = expit(S) (1 - expit(S)) / n``."""
         inv_n = 1.0 / S.shape[0]
 
-        def block(thread: int, lo: int, hi: int, rsum: FloatArray, dsum: FloatArray) -> None:
+        def block(thread: int, lo: int, hi: int) -> None:
             E = self._exp_trial(thread, lo, hi, S, None, None, None)
-            self.mod.residuals(S, E, T, R, Dn, inv_n, lo, hi, rsum, dsum)
+            self.mod.curvature_weights(S, E, Dn, inv_n, lo, hi)
 
-        rs, ds = self._run(block, 2, S.shape[1])
-        return rs.sum(axis=0), ds.sum(axis=0)
+        self._run(block, 0, 0)
 
     def step_stats(self, Zd: FloatArray, shift: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Adds ``shift`` to every row of Zd; returns the column sums of ``Dn Zd^2`` and max ``|Zd|``."""
@@ -197,22 +206,29 @@ def newton_cg_fused(
     W = np.zeros((p, m))
     mean = T.mean(axis=0)
     b = np.log(mean) - np.log1p(-mean)  # the intercept-only optimum
-    S = np.broadcast_to(b, (n, m)).copy()
+    S = np.empty(n * m).reshape(n, m)
+    S[...] = b
     iters = np.zeros(m, dtype=np.int64)
     converged = np.zeros(m, dtype=bool)
     act = np.arange(m)
     separated = np.zeros(m, dtype=bool)
     f = np.full(m, np.nan)
     Ta = T
-    # Two (n, m) work areas reused by every step (views of the live columns' width):
-    # fresh 63 MB arrays per step cost page faults worth a third of the passes.
-    work_r, work_zd = np.empty(n * m), np.empty(n * m)
+    # (n, m) work areas reused by every step as views of the live columns' width
+    # (fresh 63 MB arrays per step cost page faults worth a third of the passes, and
+    # raise the peak): the residuals then the step's score changes, the curvature
+    # weights, and the scores' second buffer for the compaction of stopped labels.
+    work_a, work_dn, work_s = np.empty(n * m), np.empty(n * m), np.empty(n * m)
+
+    def view(work: FloatArray, width: int) -> FloatArray:
+        return work[: n * width].reshape(n, width)
+
     for _ in range(max_iter + 1):
-        R = work_r[: n * act.size].reshape(n, act.size)
-        Dn = np.empty_like(S)
-        rsum, _dsum = passes.residuals(S, Ta, R, Dn)
+        R = view(work_a, act.size)
+        rsum = passes.residuals(S, Ta, R)
         g = np.empty((p + 1, act.size))
         g[:p] = np.asarray(Z.T @ R)
+        del R
         g[:p] /= n
         g[:p] += pen * W[:, act]
         g[p] = rsum / n
@@ -226,11 +242,17 @@ def newton_cg_fused(
             break
         if done.any():
             keep = np.flatnonzero(~done)
-            act, S, Dn, g, f, Ta = act[keep], S[:, keep], Dn[:, keep], g[:, keep], f[keep], Ta[:, keep]
-            if act.size == 0:
+            if keep.size == 0:
                 break
+            S_kept = view(work_s, keep.size)
+            np.take(S, keep, axis=1, out=S_kept)
+            work_s = S.base if S.base is not None else S.reshape(-1)
+            S = S_kept
+            act, g, f, Ta = act[keep], g[:, keep], f[keep], Ta[:, keep]
+        Dn = view(work_dn, act.size)
+        passes.curvature_weights(S, Dn)
         d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0), passes=passes)
-        Zd = work_zd[: n * act.size].reshape(n, act.size)
+        Zd = view(work_a, act.size)
         if isinstance(Z, np.ndarray):
             np.matmul(Z, d[:p], out=Zd)
         else:

@@ -53,24 +53,26 @@ def neg_abs(S: Any, lo: int, hi: int, E: Any) -> None:
 
 
 @njit(cache=True, nogil=True)
-def residuals(S: Any, E: Any, T: Any, R: Any, Dn: Any, inv_n: float, lo: int, hi: int, rsum: Any, dsum: Any) -> None:
-    """``R = expit(S) - T`` and ``Dn = expit(S) (1 - expit(S)) / n`` on rows lo:hi; their column sums.
-
-    ``E[i - lo] = exp(-|S[i]|)`` for the block's rows.
-    """
+def residuals(S: Any, E: Any, T: Any, R: Any, lo: int, hi: int, rsum: Any) -> None:
+    """``R = expit(S) - T`` on rows lo:hi and its column sums; ``E[i - lo] = exp(-|S[i]|)``."""
     m = S.shape[1]
     for j in range(m):
         rsum[j] = 0.0
-        dsum[j] = 0.0
+    for i in range(lo, hi):
+        for j in range(m):
+            r = _expit(S[i, j], E[i - lo, j]) - T[i, j]
+            R[i, j] = r
+            rsum[j] += r
+
+
+@njit(cache=True, nogil=True)
+def curvature_weights(S: Any, E: Any, Dn: Any, inv_n: float, lo: int, hi: int) -> None:
+    """``Dn = expit(S) (1 - expit(S)) / n`` on rows lo:hi; ``E[i - lo] = exp(-|S[i]|)``."""
+    m = S.shape[1]
     for i in range(lo, hi):
         for j in range(m):
             p = _expit(S[i, j], E[i - lo, j])
-            r = p - T[i, j]
-            w = p * (1.0 - p) * inv_n
-            R[i, j] = r
-            Dn[i, j] = w
-            rsum[j] += r
-            dsum[j] += w
+            Dn[i, j] = p * (1.0 - p) * inv_n
 
 
 @njit(cache=True, nogil=True)
