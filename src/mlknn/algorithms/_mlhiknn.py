@@ -382,7 +382,8 @@ def membership(O: NDArray[Any], OL: NDArray[Any], Y: LabelMatrix, g: NDArray[Any
     u1: NDArray[np.float64] = np.add(OL, s, dtype=np.float64)
     g = np.asarray(g, dtype=np.float64)[:, None]
     u1 *= (1.0 - g) / (np.asarray(O, dtype=np.float64)[:, None] + 2.0 * s)
-    u1 += g * np.asarray(Y)
+    rows, cols = np.nonzero(np.asarray(Y))  # g Y only where y = 1: no (n, q) temporary
+    u1[rows, cols] += g[rows, 0]
     return u1
 
 
