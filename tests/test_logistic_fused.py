@@ -60,6 +60,15 @@ def test_each_pass_equals_its_numpy_expression(threads):
     np.testing.assert_allclose(loss, (np.logaddexp(0, St) - T[:, cols] * St).sum(axis=0), rtol=1e-12)
     assert np.isfinite(passes.line_loss(S, Zd, T, np.zeros(1), np.array([0], dtype=np.intp))).all()
 
+    G = np.empty((n, cols.size))
+    passes.gather_columns(S, cols, G)
+    np.testing.assert_array_equal(G, S[:, cols])
+    U = Zd.astype(np.float32)
+    D32 = Dn.astype(np.float32)
+    U2 = U[:, :3].copy()
+    passes.scale_by_columns(U2, D32, cols)
+    np.testing.assert_array_equal(U2, U[:, :3] * D32[:, cols])
+
     S2 = S.copy()
     passes.step_scores(S2, Zd, t, cols)
     expected = S.copy()

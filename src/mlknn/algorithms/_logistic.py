@@ -249,6 +249,7 @@ class _Preconditioner:
             self.use_head = bool(head and self.head.size)
             if self.use_head:
                 self.head_inv = self._head_inverse(Dnp)
+                self.head_live = self.head_inv
         else:
             diag = np.vstack([np.asarray(self.Z2.T @ Dn) + self.pen, Dn.sum(axis=0)[None, :]])
             self.diag = np.maximum(diag, self.floor)
@@ -279,7 +280,11 @@ class _Preconditioner:
             out = Rr / denom
             if self.use_head:
                 rh = Rr[self.head].T[:, :, None]  # (len(cols), h, 1)
-                out[self.head] = np.matmul(self.head_inv[cols], rh)[:, :, 0].T
+                # The CG's live columns only shrink (see newton_direction's weights):
+                # the live inverses are gathered again only when their count changes.
+                if self.head_live.shape[0] != cols.size:
+                    self.head_live = self.head_inv if cols.size == self.head_inv.shape[0] else self.head_inv[cols]
+                out[self.head] = np.matmul(self.head_live, rh)[:, :, 0].T
             return np.asarray(out if self.rotated else self.V @ out)
         return np.asarray(R / self.diag[:, cols])
 

@@ -170,6 +170,10 @@ class _Passes:
         """``S[:, cols] += t Zd[:, cols]`` in place."""
         self._run(lambda thread, lo, hi: self.mod.step_scores(S, Zd, t, cols, lo, hi), 0, 0)
 
+    def gather_columns(self, S: FloatArray, cols: NDArray[np.intp], out: FloatArray) -> None:
+        """``out[:] = S[:, cols]`` (numpy's ``take`` along axis 1 with ``out`` is about 5 times slower)."""
+        self._run(lambda thread, lo, hi: self.mod.gather_columns(S, cols, out, lo, hi), 0, 0)
+
     def scale_by_columns(self, U: NDArray[Any], D: NDArray[Any], cols: NDArray[np.intp]) -> None:
         """``U[:, c] *= D[:, cols[c]]`` in place."""
         self._run(lambda thread, lo, hi: self.mod.scale_by_columns(U, D, cols, lo, hi), 0, 0)
@@ -245,7 +249,7 @@ def newton_cg_fused(
             if keep.size == 0:
                 break
             S_kept = view(work_s, keep.size)
-            np.take(S, keep, axis=1, out=S_kept)
+            passes.gather_columns(S, keep, S_kept)
             work_s = S.base if S.base is not None else S.reshape(-1)
             S = S_kept
             act, g, f, Ta = act[keep], g[:, keep], f[keep], Ta[:, keep]

@@ -165,3 +165,12 @@ def weighted_rows(ind: Any, w: Any, U: Any, out: Any, lo: int, hi: int) -> None:
             wij = w[i, j]
             for c in range(q):
                 out[i, c] += wij * U[r, c]
+
+
+@njit(cache=True, nogil=True)
+def gather_columns(S: Any, cols: Any, out: Any, lo: int, hi: int) -> None:
+    """``out[i] = S[i, cols]`` on rows lo:hi (the scores of the labels still running)."""
+    m = cols.shape[0]
+    for i in range(lo, hi):
+        for c in range(m):
+            out[i, c] = S[i, cols[c]]
