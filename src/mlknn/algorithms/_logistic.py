@@ -420,29 +420,33 @@ def _cg(
     Newton iteration), or after ``_MAX_CG`` steps.
     """
     x = np.zeros_like(rhs)
-    r = rhs.copy()
     norm0 = np.sqrt((rhs * rhs).sum(axis=0))
     target = np.maximum(np.minimum(0.5, np.sqrt(norm0)) * norm0, atol)
     cols = np.flatnonzero(norm0 > 0)
-    zr = precond(r[:, cols], cols)
+    # The live columns' iterates and residuals are kept compact (a column's x is
+    # written out when it stops): no gathers and scatters of the full arrays per step.
+    rc = rhs[:, cols]
+    xc = np.zeros_like(rc)
+    zr = precond(rc, cols)
     d = zr.copy()
-    rz = (r[:, cols] * zr).sum(axis=0)
+    rz = (rc * zr).sum(axis=0)
     for _ in range(_MAX_CG):
         if cols.size == 0:
             break
         Hd = hess_vec(d, cols)
         dHd = (d * Hd).sum(axis=0)
         alpha = rz / np.where(dHd > 0, dHd, 1.0)
-        x[:, cols] += alpha * d
-        r[:, cols] -= alpha * Hd
-        rc = r[:, cols]
+        xc += alpha * d
+        rc -= alpha * Hd
         live = (np.sqrt((rc * rc).sum(axis=0)) > target[cols]) & (dHd > 0)
         if not live.all():
-            cols, d, rz, rc = cols[live], d[:, live], rz[live], rc[:, live]
+            x[:, cols[~live]] = xc[:, ~live]
+            cols, d, rz, rc, xc = cols[live], d[:, live], rz[live], rc[:, live], xc[:, live]
         if cols.size == 0:
             break
         zr = precond(rc, cols)
         rz_new = (rc * zr).sum(axis=0)
         d = zr + (rz_new / rz) * d
         rz = rz_new
+    x[:, cols] = xc
     return x
