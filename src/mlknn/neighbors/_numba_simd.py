@@ -15,7 +15,7 @@ Imported only by ``_numba_kernels`` (which only ``_compiled`` imports).
 
 from typing import Any
 
-from llvmlite import ir  # type: ignore[import-untyped]  # (numba's own dependency, no stubs)
+from llvmlite import ir  # numba's own dependency (no stubs: ignored in pyproject)
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
