@@ -127,11 +127,14 @@ def count_histograms(
     c1, c0 : ndarrays of shape (n_bins, q), int64
     """
     n, q = counts.shape
-    key = (counts * q + np.arange(q)[None, :]).ravel()
-    pos = Y.ravel().astype(bool)
-    c1 = np.bincount(key[pos], minlength=n_bins * q).reshape(n_bins, q)
-    c0 = np.bincount(key[~pos], minlength=n_bins * q).reshape(n_bins, q)
-    return c1, c0
+    key = np.multiply(counts, q, dtype=np.int64)
+    key += np.arange(q)
+    # Every instance's histogram, then the positives' alone (y = 1 is the rare value:
+    # an index of nnz(Y) entries, not a boolean mask and a gather of the n q others).
+    total = np.bincount(key.ravel(), minlength=n_bins * q)
+    rows, cols = np.nonzero(np.asarray(Y))
+    c1 = np.bincount(key[rows, cols], minlength=n_bins * q)
+    return c1.reshape(n_bins, q), (total - c1).reshape(n_bins, q)
 
 
 def graph_adjacency(graph: NeighborGraph, n_train: int, mask: ArrayLike | None = None) -> SparseMatrix:
