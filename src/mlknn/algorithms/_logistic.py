@@ -225,7 +225,10 @@ class _Preconditioner:
             self.head = np.arange(p + 1 - min(head, p + 1), p + 1)
         if self.rotated:
             # [Z 1] V, the inputs in the eigenbasis (float64 rotation, then the products' dtype).
-            self.Zp = (Z @ self.V[:p] + self.V[p]).astype(dtype, copy=False)
+            rotated = np.asarray(Z @ self.V[:p])
+            rotated += self.V[p]  # in place: one (n, p + 1) float64 temporary, not two
+            self.Zp = rotated.astype(dtype, copy=False)
+            del rotated
         else:
             self.Zp = Z.astype(dtype) if dtype != np.float64 else Z
             if not self.eigen:
@@ -238,7 +241,14 @@ class _Preconditioner:
             # Products of every pair (i <= j) of head coordinates, row by row: the
             # head block of every label's Hessian is then one (pairs, n) x (n, L) product.
             self.iu, self.ju = np.triu_indices(self.head.size)
-            self.pairs = np.ascontiguousarray(Zh[:, self.iu] * Zh[:, self.ju])
+            # Filled one head coordinate at a time (row i of the upper triangle, in
+            # triu_indices' order): no two gathered (n, pairs) temporaries.
+            h = self.head.size
+            self.pairs = np.empty((Zh.shape[0], self.iu.size), dtype=Zh.dtype)
+            start = 0
+            for i in range(h):
+                np.multiply(Zh[:, i : i + 1], Zh[:, i:], out=self.pairs[:, start : start + h - i])
+                start += h - i
             uh = self.u[self.head]
             self.head_pen = pen * (np.eye(self.head.size) - np.outer(uh, uh))
 

@@ -170,10 +170,6 @@ class _Passes:
         """``S[:, cols] += t Zd[:, cols]`` in place."""
         self._run(lambda thread, lo, hi: self.mod.step_scores(S, Zd, t, cols, lo, hi), 0, 0)
 
-    def gather_columns(self, S: FloatArray, cols: NDArray[np.intp], out: FloatArray) -> None:
-        """``out[:] = S[:, cols]`` (numpy's ``take`` along axis 1 with ``out`` is about 5 times slower)."""
-        self._run(lambda thread, lo, hi: self.mod.gather_columns(S, cols, out, lo, hi), 0, 0)
-
     def scale_by_columns(self, U: NDArray[Any], D: NDArray[Any], cols: NDArray[np.intp]) -> None:
         """``U[:, c] *= D[:, cols[c]]`` in place."""
         self._run(lambda thread, lo, hi: self.mod.scale_by_columns(U, D, cols, lo, hi), 0, 0)
@@ -210,7 +206,8 @@ def newton_cg_fused(
     W = np.zeros((p, m))
     mean = T.mean(axis=0)
     b = np.log(mean) - np.log1p(-mean)  # the intercept-only optimum
-    S = np.empty(n * m).reshape(n, m)
+    work_s = np.empty(n * m)  # the scores, compacted in place when labels stop
+    S = work_s.reshape(n, m)
     S[...] = b
     iters = np.zeros(m, dtype=np.int64)
     converged = np.zeros(m, dtype=bool)
@@ -218,11 +215,11 @@ def newton_cg_fused(
     separated = np.zeros(m, dtype=bool)
     f = np.full(m, np.nan)
     Ta = T
-    # (n, m) work areas reused by every step as views of the live columns' width
+    # Two (n, m) work areas reused by every step as views of the live columns' width
     # (fresh 63 MB arrays per step cost page faults worth a third of the passes, and
-    # raise the peak): the residuals then the step's score changes, the curvature
-    # weights, and the scores' second buffer for the compaction of stopped labels.
-    work_a, work_dn, work_s = np.empty(n * m), np.empty(n * m), np.empty(n * m)
+    # raise the peak): the residuals, then (once the gradient has used them) the
+    # curvature weights; and the step's score changes.
+    work_a, work_zd = np.empty(n * m), np.empty(n * m)
 
     def view(work: FloatArray, width: int) -> FloatArray:
         return work[: n * width].reshape(n, width)
@@ -248,15 +245,13 @@ def newton_cg_fused(
             keep = np.flatnonzero(~done)
             if keep.size == 0:
                 break
-            S_kept = view(work_s, keep.size)
-            passes.gather_columns(S, keep, S_kept)
-            work_s = S.base if S.base is not None else S.reshape(-1)
-            S = S_kept
+            passes.mod.compact_columns(work_s, n, act.size, keep)  # sequential: in place
+            S = view(work_s, keep.size)
             act, g, f, Ta = act[keep], g[:, keep], f[keep], Ta[:, keep]
-        Dn = view(work_dn, act.size)
+        Dn = view(work_a, act.size)
         passes.curvature_weights(S, Dn)
         d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0), passes=passes)
-        Zd = view(work_a, act.size)
+        Zd = view(work_zd, act.size)
         if isinstance(Z, np.ndarray):
             np.matmul(Z, d[:p], out=Zd)
         else:

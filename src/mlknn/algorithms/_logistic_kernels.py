@@ -168,9 +168,14 @@ def weighted_rows(ind: Any, w: Any, U: Any, out: Any, lo: int, hi: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def gather_columns(S: Any, cols: Any, out: Any, lo: int, hi: int) -> None:
-    """``out[i] = S[i, cols]`` on rows lo:hi (the scores of the labels still running)."""
-    m = cols.shape[0]
-    for i in range(lo, hi):
-        for c in range(m):
-            out[i, c] = S[i, cols[c]]
+def compact_columns(flat: Any, n: int, m: int, cols: Any) -> None:
+    """In place, the (n, m) row-major array in ``flat[: n m]`` becomes its columns ``cols``
+    (increasing), an (n, len(cols)) array in ``flat[: n len(cols)]``.
+
+    Safe in one sequential pass: entry (i, c) is written at ``i len(cols) + c`` and read
+    from ``i m + cols[c]``, never below the write and always above every earlier write.
+    """
+    w = cols.shape[0]
+    for i in range(n):
+        for c in range(w):
+            flat[i * w + c] = flat[i * m + cols[c]]
