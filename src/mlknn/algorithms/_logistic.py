@@ -45,6 +45,10 @@ separation test runs on the labels that stop, the targets and scores of the
 labels still running are kept compact, and the full Newton step is tried for
 all labels at once, backtracking only the labels that fail it.
 
+On large problems, where numba is available, the same iteration runs with its
+elementwise passes compiled and threaded (:mod:`mlknn.algorithms._logistic_fused`);
+``_newton_cg`` below is the numpy iteration of every other case.
+
 Labels are processed in batches whose (n, batch) float64 work arrays fit in
 ``_BATCH_BYTES``. No Python loop over instances; the loop over labels is only
 the batching.
