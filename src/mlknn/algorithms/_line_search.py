@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import expit
 
-from ..utils._typing import FloatArray
+from ..utils._typing import BoolArray, FloatArray
 
 _ARMIJO = 1e-4
 
@@ -24,6 +24,23 @@ _LINE_NEWTON = 3
 def _loss(S: FloatArray, T: FloatArray) -> FloatArray:
     """Column sums of ``log(1 + exp(s)) - t s`` (the data term, not yet divided by n)."""
     return np.asarray((np.logaddexp(0.0, S) - T * S).sum(axis=0))
+
+
+def _full_step_certified(M: FloatArray, slope: FloatArray, curv: FloatArray) -> BoolArray:
+    """Where the curvature bound proves Armijo for the full step (see :func:`_line_search`).
+
+    ``M``: each label's largest ``|score change|`` along the step; ``slope``, ``curv``:
+    the objective's first and second derivatives along it at t = 0.
+    """
+    Mc = np.clip(M, 1e-4, 2.0)
+    growth = np.where(M > 1e-4, (np.expm1(Mc) - Mc) / (Mc * Mc), 0.5 + M / 6.0)
+    return np.asarray((M <= 2.0) & (slope + curv * growth <= _ARMIJO * slope))
+
+
+def _armijo(ft: FloatArray, f0: FloatArray, t: FloatArray, slope: FloatArray) -> BoolArray:
+    """Armijo's sufficient decrease at step lengths t, with slack for rounding near the
+    optimum, where the objective barely moves."""
+    return np.asarray(ft <= f0 + _ARMIJO * t * slope + 1e-13 * np.abs(f0))
 
 
 def _line_search(
@@ -61,9 +78,7 @@ def _line_search(
         safe = np.zeros(S.shape[1], dtype=bool)
     else:
         M = np.maximum(Zd.max(axis=0), -Zd.min(axis=0))  # largest |score change| of each label
-        Mc = np.clip(M, 1e-4, 2.0)
-        growth = np.where(M > 1e-4, (np.expm1(Mc) - Mc) / (Mc * Mc), 0.5 + M / 6.0)
-        safe = (M <= 2.0) & (slope + curv * growth <= _ARMIJO * slope)
+        safe = _full_step_certified(M, slope, curv)
     f_new = np.full(S.shape[1], np.nan)
     Wa = np.where(safe, Wt, Wa)
     t = np.ones(S.shape[1])
@@ -85,7 +100,7 @@ def _line_search(
         Wt = Wa[:, todo] + tt * d[:p, todo]
         # Armijo on the objective, with slack for rounding near the optimum where f barely moves.
         ft = _loss(St, Ta[:, todo]) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
-        ok = ft <= f[todo] + _ARMIJO * tt * slope[todo] + 1e-13 * np.abs(f[todo])
+        ok = _armijo(ft, f[todo], tt, slope[todo])
         idx = todo[ok]
         S_new[:, idx] = St[:, ok]
         f_new[idx] = ft[ok]

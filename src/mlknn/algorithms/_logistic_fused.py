@@ -28,7 +28,7 @@ import numpy as np
 
 from ..neighbors import _compiled
 from ..utils._typing import BoolArray, FloatArray, MatrixLike, NDArray
-from ._line_search import _ARMIJO, _bracketed_newton
+from ._line_search import _armijo, _bracketed_newton, _full_step_certified
 
 #: Rows per block of a compiled pass (its partial column sums are added in block order).
 _BLOCK_ROWS = 256
@@ -287,10 +287,7 @@ def _line_search_fused(
     """
     n, p = S.shape[0], Wa.shape[0]
     m = S.shape[1]
-    # The curvature bound of _line_search: where it proves Armijo, the full step.
-    Mc = np.clip(M, 1e-4, 2.0)
-    growth = np.where(M > 1e-4, (np.expm1(Mc) - Mc) / (Mc * Mc), 0.5 + M / 6.0)
-    safe = (M <= 2.0) & (slope + curv * growth <= _ARMIJO * slope)
+    safe = _full_step_certified(M, slope, curv)  # the full step, without evaluating the loss
     f_new = np.full(m, np.nan)
     Wa = np.where(safe, Wa + d[:p], Wa)
     t = np.ones(m)
@@ -313,8 +310,7 @@ def _line_search_fused(
         tt = t[todo]
         Wt = Wa[:, todo] + tt * d[:p, todo]
         ft = passes.line_loss(S, Zd, Ta, tt, todo) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
-        # Armijo with _line_search's slack for rounding near the optimum.
-        ok = ft <= f[todo] + _ARMIJO * tt * slope[todo] + 1e-13 * np.abs(f[todo])
+        ok = _armijo(ft, f[todo], tt, slope[todo])
         idx = todo[ok]
         f_new[idx] = ft[ok]
         Wa[:, idx] = Wt[:, ok]
