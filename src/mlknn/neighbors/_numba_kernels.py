@@ -24,8 +24,9 @@ from ._numba_simd import _is_contiguous_float_row, vector_leaf
 
 
 def _leaf(q: Any, x: Any) -> float:
-    """numpy's pairwise leaf sum of (q - x)^2 (compiled code only; see the overload)."""
-    raise NotImplementedError("compiled code only")
+    """numpy's pairwise leaf sum of (q - x)^2. Compiled callers get the overload below;
+    called from Python it is the scalar sum (the same bits)."""
+    return float(_leaf_scalar(q, x))
 
 
 @overload(_leaf, inline="always", jit_options={"nogil": True})
