@@ -17,6 +17,11 @@ threads, ``time.process_time``) of fit + predict; on a shared, oversubscribed
 machine the CPU-time ratio is the steadier of the two. An estimator may be
 given with parameters, e.g. ``"IBLR(C=1.0)"`` or ``"IBLR(tol=1e-4)"``.
 
+Before the runs, 8 GiB of memory are touched once and freed
+(``--back-memory-gib``, see ``_common.back_guest_memory``): on this project's
+VMs the first touch of never-used guest memory costs 2.6 s/GiB, so without it
+a child's time depends on how much of its peak RSS lands on such pages.
+
 Usage::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MLKNN_DATA=/path/to/datasets \\
@@ -34,7 +39,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _common import load_average, log, machine_info, markdown_table, run_subprocess  # noqa: E402
+from _common import back_guest_memory, load_average, log, machine_info, markdown_table, run_subprocess  # noqa: E402
 
 CHILD = r'''
 import json, os, resource, sys, time, warnings
@@ -115,11 +120,17 @@ def main(argv=None):
     ap.add_argument("--estimators", nargs="+", default=["DMLkNN", "IBLR", "MLHiKNN"])
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child (default 1800)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--back-memory-gib", type=float, default=8.0,
+                    help="GiB of memory touched once before the runs (0: none; see _common.back_guest_memory)")
     args = ap.parse_args(argv)
     if not os.environ.get("MLKNN_DATA"):
         ap.error("set MLKNN_DATA to the datasets folder (the one with MANIFEST.tsv)")
     info = machine_info()
     log(f"machine: {json.dumps(info)}")
+    if args.back_memory_gib > 0:
+        rate = back_guest_memory(args.back_memory_gib)
+        info["memory_backed"] = f"{args.back_memory_gib:g} GiB touched first at {rate:.1f} GiB/s"
+        log(info["memory_backed"])
     rows = []
     for name in args.datasets:
         runs = {}
@@ -140,7 +151,8 @@ def main(argv=None):
                          ratio["seconds"], secs["cpu_seconds"], ratio["cpu_seconds"],
                          r.get("peak_rss_mb"), r.get("loadavg")])
     print()
-    print(f"BLAS: {info.get('blas')}; load average at start {info.get('loadavg_start')}")
+    print(f"BLAS: {info.get('blas')}; load average at start {info.get('loadavg_start')}; "
+          f"memory: {info.get('memory_backed', 'not touched first')}")
     print(markdown_table(["dataset", "q", "estimator", "fit + predict (s)", "x MLkNN", "CPU (s)",
                           "x MLkNN (CPU)", "peak RSS (MB)", "load avg"], rows))
 
