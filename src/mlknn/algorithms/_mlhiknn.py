@@ -311,7 +311,11 @@ class MLHiKNN(KNNMultiLabelBase):
         R = self._relevance(graph)
         if self.variant == "fo":
             return R
-        proba = expit(R @ self.coef_.T + self.intercept_)
+        # In place: at many labels each (n, q) temporary costs as much as the product's
+        # output (the same operations, the same bits).
+        proba: NDArray[np.float64] = R @ self.coef_.T
+        proba += self.intercept_
+        expit(proba, out=proba)
         const = ~np.isnan(self.constant_)
         proba[:, const] = self.constant_[const]
         return np.asarray(proba)
