@@ -224,3 +224,97 @@ def test_line_minimum_is_near_the_minimum_along_the_line():
         best = minimize_scalar(lambda s: phi(j, s), bounds=(0.0, 50.0), method="bounded", options={"xatol": 1e-10})
         # Three safeguarded Newton steps from t = 1: at least 90 % of the decrease available along the line.
         assert phi(j, t[j]) - best.fun <= 0.1 * (phi(j, 0.0) - best.fun)
+
+
+def _low_rank_problem(seed=11, n=400, p=30, L=5, noise=0.02):
+    """Inputs near a 3-dimensional subspace: most eigenvalues of G are tiny, so the CG's tail applies."""
+    rng = np.random.default_rng(seed)
+    latent = rng.random((n, 3))
+    Z = latent @ rng.random((3, p)) / 3 + noise * rng.random((n, p))
+    W = rng.normal(size=(p, L))
+    Y = (rng.random((n, L)) < expit((Z - Z.mean(axis=0)) @ W * 4)).astype(np.uint8)
+    return Z, Y
+
+
+def test_tail_size_rule():
+    # The tail is every eigen-direction with c_max lam_j <= tail_eps * pen, never a head direction.
+    Z, _ = _low_rank_problem()
+    n, p = Z.shape
+    pen = 1.0 / n
+    pre = _logistic._Preconditioner(Z, pen, np.float32, head=4, tail_eps=0.1)
+    # A largest curvature that puts the threshold between the 10th and 11th eigenvalue.
+    c_max = 0.1 * pen / np.sqrt(pre.lam[9] * pre.lam[10])
+    pre.c = np.array([0.5, 1.0, 0.25]) * c_max
+    expected = int(np.sum(c_max * pre.lam <= 0.1 * pen))
+    assert expected == 10
+    assert pre._tail_size() == expected
+    pre.c = np.array([1e-9])  # a tiny curvature: everything but the head would qualify
+    assert pre._tail_size() == p + 1 - 4
+    assert _logistic._Preconditioner(Z, pen, np.float32, head=4)._tail_size() == 0  # tail_eps = 0: none
+    zero_pen = _logistic._Preconditioner(Z, 0.0, np.float32, head=4, tail_eps=0.1)
+    zero_pen.c = np.array([0.2])
+    assert zero_pen._tail_size() == 0  # no penalty: no direction is penalty-dominated
+
+
+def test_tail_model_reaches_the_exact_optimum(monkeypatch):
+    # Large-problem mode on a problem whose spectrum decays: the CG's operator drops the
+    # data term of the tail directions, the Newton iteration (exact gradient and line
+    # search) still stops at the optimum of scikit-learn's exact Newton; and the
+    # tail was in use (a wrong tail model would converge too, so the count of
+    # directions it covered is checked, and the CG products' shape).
+    Z, Y = _low_rank_problem()
+    labels = np.arange(Y.shape[1])
+    ref_coef, ref_b = _exact(Z, Y, labels, 1.0)
+    monkeypatch.setattr(_logistic, "_FLOAT32_FROM", 0)
+    monkeypatch.setattr(_logistic, "_HEAD", 4)  # the default head would cover all 31 directions
+    tails = []
+    orig = _logistic._Preconditioner._tail_size
+
+    def recorded(self):
+        tails.append(orig(self))
+        return tails[-1]
+
+    monkeypatch.setattr(_logistic._Preconditioner, "_tail_size", recorded)
+    coef, b, n_iter, nc, _ = fit_logistic_batched(Z, Y, labels, C=1.0, tol=1e-10, max_iter=100)
+    assert nc == []
+    assert min(tails) > 0
+    np.testing.assert_allclose(coef, ref_coef, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(b, ref_b, rtol=0, atol=1e-6)
+    # Without the tail, the same optimum.
+    monkeypatch.setattr(_logistic, "_TAIL_EPS", 0.0)
+    tails.clear()
+    coef0, b0, *_ = fit_logistic_batched(Z, Y, labels, C=1.0, tol=1e-10, max_iter=100)
+    assert max(tails) == 0
+    np.testing.assert_allclose(coef0, coef, rtol=0, atol=1e-6)
+
+
+def test_tail_operator_is_the_mean_weight_model(monkeypatch):
+    # The CG's product with a tail of a0 directions, against the formula written out in
+    # float64: kept directions Zt_A^T D Zt_A d_A, tail directions c_l lam_j d_j, plus the
+    # penalty pen (I - u u^T) d.
+    Z, Y = _low_rank_problem(n=200, p=12, L=3)
+    n, p = Z.shape
+    pen = 1.0 / n
+    pre = _logistic._Preconditioner(Z, pen, np.float64, head=2, tail_eps=0.1)
+    rng = np.random.default_rng(3)
+    Dn = rng.random((n, 3)) * 0.25 / n
+    captured = {}
+
+    def cg(hess_vec, rhs, precond, atol=0.0):
+        d = rng.normal(size=rhs.shape)
+        captured["d"], captured["Hd"] = d, hess_vec(d, np.arange(rhs.shape[1]))
+        return np.zeros_like(rhs)
+
+    monkeypatch.setattr(_logistic, "_cg", cg)
+    pre.newton_direction(Dn, rng.normal(size=(p + 1, 3)), head=False)
+    a0 = pre._tail_size()
+    assert a0 > 0
+    d, Hd = captured["d"], captured["Hd"]
+    Zt = np.hstack([Z, np.ones((n, 1))]) @ pre.V
+    expected = np.empty_like(d)
+    for l in range(3):
+        A = slice(a0, p + 1)
+        expected[A, l] = Zt[:, A].T @ (Dn[:, l] * (Zt[:, A] @ d[A, l]))
+        expected[:a0, l] = Dn[:, l].sum() * pre.lam[:a0] * d[:a0, l]
+        expected[:, l] += pen * (d[:, l] - pre.u * (pre.u @ d[:, l]))
+    np.testing.assert_allclose(Hd, expected, rtol=1e-10, atol=1e-14)

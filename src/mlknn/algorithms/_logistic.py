@@ -85,6 +85,13 @@ _CG_ATOL = 0.5
 #: Leading eigen-directions of G in which the preconditioner is each label's exact Hessian block.
 _HEAD = 48
 
+#: Large problems: the CG's operator keeps the data term only in the eigen-directions
+#: j of G where ``c_max lam_j > _TAIL_EPS * pen`` (``c_max`` the largest mean curvature
+#: weight of the live labels); below, where the penalty outweighs the data's mean
+#: curvature tenfold, it uses the mean-weight model ``c_l lam_j`` (the
+#: preconditioner's). See ``_Preconditioner._tail_size``.
+_TAIL_EPS = 0.1
+
 #: n * p * (number of labels) from which the CG products run in float32.
 _FLOAT32_FROM = 10**8
 
@@ -153,7 +160,7 @@ def fit_logistic_batched(
     # pay off on large problems; small ones keep the plain Newton-CG (there speed
     # does not matter, and their iterates stay those of the former solver).
     large = dtype == np.float32
-    precond = _Preconditioner(Z, pen, dtype, _HEAD if large else 0)
+    precond = _Preconditioner(Z, pen, dtype, _HEAD if large else 0, _TAIL_EPS if large else 0.0)
     atol = _CG_ATOL * tol if large else 0.0
     batch = max(1, _BATCH_BYTES // (8 * 8 * max(n, p + 1)))
     not_converged: list[int] = []
@@ -199,9 +206,10 @@ class _Preconditioner:
     used instead.
     """
 
-    def __init__(self, Z: MatrixLike, pen: float, dtype: Any, head: int = 0) -> None:
+    def __init__(self, Z: MatrixLike, pen: float, dtype: Any, head: int = 0, tail_eps: float = 0.0) -> None:
         n, p = Z.shape
         self.pen = pen
+        self.tail_eps = tail_eps
         self.floor = max(pen, 1e-12)  # keeps the intercept direction (unpenalised) invertible
         self.eigen = p + 1 <= _EIGEN_MAX
         self.rotated = self.eigen and not sp.issparse(Z)
@@ -267,6 +275,33 @@ class _Preconditioner:
         else:
             diag = np.vstack([np.asarray(self.Z2.T @ Dn) + self.pen, Dn.sum(axis=0)[None, :]])
             self.diag = np.maximum(diag, self.floor)
+
+    def _tail_size(self) -> int:
+        """Leading eigen-directions (smallest eigenvalues) where the CG's operator uses the model ``c_l lam_j``.
+
+        Those where the largest mean curvature weight of the labels being solved
+        gives ``c_max lam_j <= tail_eps * pen``: there the penalty outweighs the
+        data's mean curvature at least ``1 / tail_eps`` times, and the mean-weight
+        model (the preconditioner's, exact when a label's weights are constant) is
+        what the CG would use there anyway after its first step. The Newton
+        direction is then that of an approximate Hessian: the Newton iteration
+        keeps its exact gradient, its exact curvature along the step (line
+        search) and its stopping test, so it converges to the same optimum and
+        the same ``tol``. Measured on delicious (q = 983, pen = 1.2e-4, 984
+        directions): 421-465 tail directions per Newton step, 6 % more CG steps
+        (16,410 label-steps against 15,481), each 46 % cheaper; the CG 2.6-2.8 ->
+        2.0 s, the fit 6.6-7.3 -> 6.0-6.3 s (warm, alternated); the probabilities
+        within 2.6e-5 of the untruncated fit's (both stop at ``tol = 1e-8``; the
+        slack of that stopping test is of the same size).
+        Never the head directions; 0 when ``tail_eps`` is 0 (small problems).
+        """
+        if self.tail_eps <= 0.0 or self.pen <= 0.0 or not self.c.size:
+            return 0
+        c_max = float(self.c.max())
+        if not c_max > 0.0:
+            return 0
+        tail = int(np.searchsorted(self.lam, self.tail_eps * self.pen / c_max, side="right"))
+        return max(0, min(tail, int(self.lam.size) - int(self.head.size)))
 
     def _head_inverse(self, Dnp: FloatArray) -> FloatArray:
         """Inverses of the head blocks of the labels' Hessians (eigenbasis), shape (m, h, h)."""
@@ -334,17 +369,28 @@ class _Preconditioner:
         if self.rotated:
             u = self.u
             work = self.work[n * g.shape[1] : 2 * n * g.shape[1]] if passes is not None else None
+            a0 = self._tail_size()
+            ZA = Zp[:, a0:]  # the kept eigen-directions (a view: BLAS reads it with its row stride)
 
             def hess_vec_rotated(d: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
                 # H' = Zt^T D Zt + pen (I - u u^T): the penalty spares the intercept e_p = V^T u.
+                # In the tail (the first a0 eigen-directions, see _tail_size) the data term
+                # is its mean-weight model c_l lam_j.
+                dA = d[a0:].astype(Zp.dtype)
                 if work is None:
-                    U = Zp @ d.astype(Zp.dtype)
+                    U = ZA @ dA
                     U *= weights(cols)
                 else:
                     U = work[: n * cols.size].reshape(n, cols.size)
-                    np.matmul(Zp, d.astype(Zp.dtype), out=U)
+                    np.matmul(ZA, dA, out=U)
                     passes.scale_by_columns(U, Dnp, cols)
-                return np.asarray(Zp.T @ U, dtype=np.float64) + pen * (d - np.outer(u, u @ d))
+                if a0 == 0:
+                    return np.asarray(Zp.T @ U, dtype=np.float64) + pen * (d - np.outer(u, u @ d))
+                Hd = np.empty_like(d)
+                Hd[a0:] = ZA.T @ U
+                Hd[:a0] = (self.lam[:a0, None] * self.c[cols][None, :]) * d[:a0]
+                Hd += pen * (d - np.outer(u, u @ d))
+                return Hd
 
             return np.asarray(self.V @ _cg(hess_vec_rotated, self.V.T @ -g, self.apply, atol))
 
