@@ -260,8 +260,8 @@ def test_tail_model_reaches_the_exact_optimum(monkeypatch):
     # Large-problem mode on a problem whose spectrum decays: the CG's operator drops the
     # data term of the tail directions, the Newton iteration (exact gradient and line
     # search) still stops at the optimum of scikit-learn's exact Newton; and the
-    # tail was in use (a wrong tail model would converge too, so the count of
-    # directions it covered is checked, and the CG products' shape).
+    # tail was in use (a wrong tail model would converge too: the operator itself is
+    # checked in test_tail_operator_is_the_mean_weight_model).
     Z, Y = _low_rank_problem()
     labels = np.arange(Y.shape[1])
     ref_coef, ref_b = _exact(Z, Y, labels, 1.0)

@@ -282,8 +282,8 @@ class _Preconditioner:
         Those where the largest mean curvature weight of the labels being solved
         gives ``c_max lam_j <= tail_eps * pen``: there the penalty outweighs the
         data's mean curvature at least ``1 / tail_eps`` times, and the mean-weight
-        model (the preconditioner's, exact when a label's weights are constant) is
-        what the CG would use there anyway after its first step. The Newton
+        model (the preconditioner's, exact when a label's weights are constant)
+        replaces the data term there. The Newton
         direction is then that of an approximate Hessian: the Newton iteration
         keeps its exact gradient, its exact curvature along the step (line
         search) and its stopping test, so it converges to the same optimum and
@@ -301,7 +301,7 @@ class _Preconditioner:
         if not c_max > 0.0:
             return 0
         tail = int(np.searchsorted(self.lam, self.tail_eps * self.pen / c_max, side="right"))
-        return max(0, min(tail, int(self.lam.size) - int(self.head.size)))
+        return min(tail, int(self.lam.size) - int(self.head.size))
 
     def _head_inverse(self, Dnp: FloatArray) -> FloatArray:
         """Inverses of the head blocks of the labels' Hessians (eigenbasis), shape (m, h, h)."""
@@ -384,8 +384,6 @@ class _Preconditioner:
                     U = work[: n * cols.size].reshape(n, cols.size)
                     np.matmul(ZA, dA, out=U)
                     passes.scale_by_columns(U, Dnp, cols)
-                if a0 == 0:
-                    return np.asarray(Zp.T @ U, dtype=np.float64) + pen * (d - np.outer(u, u @ d))
                 Hd = np.empty_like(d)
                 Hd[a0:] = ZA.T @ U
                 Hd[:a0] = (self.lam[:a0, None] * self.c[cols][None, :]) * d[:a0]
