@@ -165,3 +165,80 @@ def test_a_shape_where_it_does_not_pay_takes_the_plain_path(monkeypatch):
     index = BruteNeighbors(working_memory=0.3, n_jobs=1).fit(X)
     index.kneighbors(None, 5)
     assert calls == []
+
+
+@pytest.fixture
+def piece_spy(monkeypatch):
+    """Counts the off-diagonal pieces that the compiled kernel answered."""
+    import mlknn.neighbors._exact_loo as loo
+
+    answered = []
+    real = loo._piece_compiled
+
+    def wrapped(*args):
+        out = real(*args)
+        answered.append(out is not None)
+        return out
+
+    monkeypatch.setattr(loo, "_piece_compiled", wrapped)
+    return answered
+
+
+@pytest.mark.parametrize("start", [4, 0])  # 0: every piece overflows its first buffer and regrows
+@pytest.mark.parametrize("k", [1, 6, 32])
+def test_compiled_pieces_equal_plain_and_loop(spy, piece_spy, monkeypatch, start, k):
+    pytest.importorskip("numba")
+    import mlknn.neighbors._exact_loo as loo
+
+    monkeypatch.setattr(loo, "_PIECE_START", start)
+    rng = np.random.default_rng(k + start)
+    for X in (rng.standard_normal((1100, 7)).astype(np.float32), tie_heavy(rng, 800)):
+        sym, plain = both_paths(X, k, working_memory=0.1)
+        assert_same(sym, plain)
+        want = loop_knn(X, None, k, loo=True)
+        np.testing.assert_array_equal(sym[1], want[1])
+    assert any(piece_spy)  # the compiled kernel answered some pieces (once caps are finite)
+
+
+def test_compiled_pieces_fall_back_above_the_compiled_k_and_without_numba(spy, piece_spy, monkeypatch):
+    from mlknn.neighbors import _compiled
+
+    X = tie_heavy(np.random.default_rng(3), 700)
+    k = _compiled.MAX_NEIGHBORS + 1
+    sym, plain = both_paths(X, k, working_memory=0.1)
+    assert_same(sym, plain)
+    assert piece_spy and not any(piece_spy)
+    piece_spy.clear()
+    monkeypatch.setattr(_compiled, "kernels", lambda: None)
+    sym, plain = both_paths(X, 5, working_memory=0.1)
+    assert_same(sym, plain)
+    assert piece_spy and not any(piece_spy)
+
+
+def test_loo_piece_kernel_against_its_definition():
+    # The kernel alone, against the rule its docstring states, on a tie-heavy piece.
+    nk = pytest.importorskip("mlknn.neighbors._numba_kernels")
+    rng = np.random.default_rng(5)
+    V = rng.integers(0, 6, size=(21, 97)).astype(np.float32)
+    k, m = 4, 3
+    cap_row = np.where(rng.random(21) < 0.5, np.inf, rng.integers(0, 6, 21).astype(np.float64))
+    band_row = np.full(21, 0.25)
+    thr_col = rng.integers(0, 6, 97).astype(np.float32) + np.float32(0.25)
+    bufs = [np.empty(4000, dtype=dt) for dt in (np.intp, np.intp, np.float32) * 2]
+    nr, nc = nk.loo_piece(V, cap_row, band_row, thr_col, k, m, *bufs)
+    n_groups = 97 // m
+    want_rows, want_cols = set(), set()
+    for i in range(21):
+        pool = np.concatenate((V[i, : m * n_groups].reshape(m, n_groups).min(axis=0), V[i, m * n_groups :]))
+        kth = np.sort(pool)[k - 1]
+        thr = np.float32(min(kth, cap_row[i]) + band_row[i] + 1e-300)
+        want_rows |= {(i, j) for j in range(97) if V[i, j] <= thr}
+        want_cols |= {(j, i) for j in range(97) if V[i, j] <= thr_col[j]}
+    got_rows = set(zip(bufs[0][:nr].tolist(), bufs[1][:nr].tolist()))
+    got_cols = set(zip(bufs[3][:nc].tolist(), bufs[4][:nc].tolist()))
+    assert nr == len(want_rows) and got_rows == want_rows
+    assert nc == len(want_cols) and got_cols == want_cols
+    np.testing.assert_array_equal(bufs[2][:nr], V[bufs[0][:nr], bufs[1][:nr]])
+    np.testing.assert_array_equal(bufs[5][:nc], V[bufs[4][:nc], bufs[3][:nc]])
+    small = [b[:10] for b in bufs]
+    assert nk.loo_piece(V, cap_row, band_row, thr_col, k, m, *small) == (-1, -1)  # overflow reported
