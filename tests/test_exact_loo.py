@@ -242,3 +242,34 @@ def test_loo_piece_kernel_against_its_definition():
     np.testing.assert_array_equal(bufs[5][:nc], V[bufs[4][:nc], bufs[3][:nc]])
     small = [b[:10] for b in bufs]
     assert nk.loo_piece(V, cap_row, band_row, thr_col, k, m, *small) == (-1, -1)  # overflow reported
+
+
+def test_compiled_running_merge_equals_the_sorting_merge(monkeypatch):
+    # _RunningTopK.offer: the compiled replace-the-largest merge and the numpy
+    # sort-and-partition merge keep the same k smallest values and caps, ties included.
+    pytest.importorskip("numba")
+    from mlknn.neighbors import _compiled
+    from mlknn.neighbors._exact_loo import _RunningTopK
+
+    rng = np.random.default_rng(8)
+    n, k = 60, 5
+    offers = []
+    for _ in range(12):
+        size = int(rng.integers(0, 200))
+        rows = rng.integers(0, n, size)
+        keys = rng.integers(-3, 4, size).astype(np.float32)  # many ties
+        offers.append((rows, keys))
+    compiled_state = _RunningTopK(n, k, np.dtype(np.float32))
+    for rows, keys in offers:
+        compiled_state.offer(rows, keys)
+    monkeypatch.setattr(_compiled, "kernels", lambda: None)
+    numpy_state = _RunningTopK(n, k, np.dtype(np.float32))
+    for rows, keys in offers:
+        numpy_state.offer(rows, keys)
+    # A loop reference: the k smallest of everything offered to each row.
+    every = [np.sort(np.concatenate([keys[rows == i] for rows, keys in offers] + [np.full(k, np.inf, np.float32)]))[:k]
+             for i in range(n)]
+    np.testing.assert_array_equal(np.sort(compiled_state.best, axis=1), np.sort(numpy_state.best, axis=1))
+    np.testing.assert_array_equal(np.sort(compiled_state.best, axis=1), np.array(every))
+    np.testing.assert_array_equal(compiled_state.cap, numpy_state.cap)
+    np.testing.assert_array_equal(compiled_state.cap, np.array(every).max(axis=1))

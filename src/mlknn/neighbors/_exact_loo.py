@@ -82,6 +82,14 @@ class _RunningTopK:
         """Merge candidate keys (rows in any order, each (row, column) offered once)."""
         if rows.size == 0:
             return
+        mod = _compiled.kernels() if self.k <= _compiled.MAX_NEIGHBORS else None
+        if mod is not None:  # a compiled replace-the-largest merge: no sort
+            with self.lock:
+                try:
+                    mod.offer_running(self.best, self.cap, rows, np.asarray(keys, dtype=self.best.dtype))
+                    return
+                except Exception as exc:  # a numba failure at run time: the numpy merge
+                    _compiled.disable(exc)
         k = self.k
         # One sort of (row, key) packed into uint64 (numpy's SIMD sort), several
         # times faster than a two-key lexsort and its gathers.

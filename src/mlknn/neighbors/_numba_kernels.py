@@ -452,3 +452,31 @@ def loo_piece(
                     col_k[ncol] = v
                     ncol += v <= tj
     return nr, ncol
+
+
+@njit(cache=True, nogil=True)
+def offer_running(best: Any, cap: Any, rows: Any, keys: Any) -> None:
+    """Merge candidate keys into per-row running k smallest (``_exact_loo._RunningTopK``).
+
+    ``best`` (n, k) float32 holds each row's k smallest keys so far (+inf where
+    fewer), ``cap`` (n,) float64 their maximum. A key under its row's cap replaces
+    the row's largest, and the cap becomes the new maximum: the same multiset of k
+    smallest values, hence the same caps, as merging by sorting. ``cap`` only
+    decreases, one float64 store at a time, so a thread reading it without the
+    lock sees a valid bound. The caller holds the lock.
+    """
+    k = best.shape[1]
+    for e in range(rows.shape[0]):
+        r = rows[e]
+        v = keys[e]
+        if v < cap[r]:
+            b = best[r]
+            j_max = 0
+            for j in range(1, k):
+                if b[j] > b[j_max]:
+                    j_max = j
+            b[j_max] = v
+            top = b[0]
+            for j in range(1, k):
+                top = b[j] if b[j] > top else top
+            cap[r] = top
