@@ -112,6 +112,14 @@ def table(rows):
     return markdown_table(header, body)
 
 
+#: Pause before each timed function's repeats. After a multi-threaded product
+#: OpenBLAS's idle threads spin for 2^28 cycles (0.11 s of CPU measured on the Intel
+#: host) before they sleep; without the pause the function timed next shares a core
+#: with them: mlknn's two-thread small path ran 9.8 instead of 6.2 ms right after
+#: the GEMMs (OPENBLAS_THREAD_TIMEOUT=4, which shortens the spin, gave 6.2 there).
+SPIN_PAUSE_S = 0.15
+
+
 def run_small(name="yeast", k=10, repeats=7, skml_repeats=3, seed=0):
     """Small problems: fit + predict on a seeded 50/50 split, against scikit-multilearn and two GEMMs.
 
@@ -120,7 +128,8 @@ def run_small(name="yeast", k=10, repeats=7, skml_repeats=3, seed=0):
     of several repeats each: mlknn's ``MLkNN`` fit + predict; scikit-multilearn's
     (default ``ignore_first_neighbours=0``), fit + predict; and the two matrix
     products any exact kNN search of this problem needs, float32 ``Xtr @ Xtr.T``
-    and ``Xte @ Xtr.T`` (2 (n_train + n_test) n_train d flops). Targets: mlknn
+    and ``Xte @ Xtr.T`` (2 (n_train + n_test) n_train d flops), each function's
+    repeats after a pause of ``SPIN_PAUSE_S`` (OpenBLAS's spinning threads). Targets: mlknn
     40x faster than scikit-multilearn, and under 3x the two GEMMs. The same three
     are timed again in CPU time with one BLAS thread (``time.process_time``), which
     the load of a shared machine disturbs much less than wall time. Where numba is
@@ -171,6 +180,7 @@ def run_small(name="yeast", k=10, repeats=7, skml_repeats=3, seed=0):
         for key, fn, times in timed_fns:
             if fn is None or (key == "skml" and r >= skml_repeats):
                 continue
+            time.sleep(SPIN_PAUSE_S)  # the previous function's BLAS threads stop spinning
             for _ in range(times):
                 t = time.perf_counter()
                 fn()

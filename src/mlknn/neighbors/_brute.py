@@ -9,11 +9,13 @@ import threading
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import MatrixLike, NDArray
+from . import _compiled
 from ._base import register_backend
 from ._compiled import keys_out_of_range, threads_for
 from ._contract import (
@@ -192,6 +194,12 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
             # each off-diagonal block computed once (_exact_loo.py); the same answer.
             dist, ind = symmetric_loo(self, n_neighbors, chunk, workers)
             return self._finish_distances(dist, ind, return_distance)
+        if workers == 1 and self._compiled_rows(Q, n_q, n_neighbors) and (split := threads_for(self.n_jobs)) > 1:
+            # A small dense search on the compiled selection: chunks of at most a
+            # 1/split of the rows (the same key memory in all), one thread each,
+            # each chunk's GEMM on one BLAS thread; not one GEMM on all cores and
+            # then the selection split over threads.
+            workers, chunk = split, max(1, min(-(-n_q // split), -(-chunk // split)))
         starts = range(0, n_q, chunk)
         local = threading.local()
         # The compiled selection splits a chunk's rows over threads only when the
@@ -218,6 +226,11 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         elif self.metric == "cosine":
             dist *= 0.5  # |a-b|^2 = 2 - 2cos for unit vectors
         return (dist, ind) if return_distance else ind
+
+    def _compiled_rows(self, Q: MatrixLike, n_q: int, k: int) -> bool:
+        """Whether a search takes the compiled selection with rows for two threads."""
+        return (self._fit_aug is not None and not sp.issparse(Q) and k <= _compiled.MAX_NEIGHBORS
+                and n_q >= 2 * _compiled._MIN_ROWS_PER_THREAD and _compiled.kernels() is not None)
 
     def _workers(self, n_q: int, n_fit: int) -> int:
         """Threads for kneighbors: 1 for small searches, else n_jobs (default: the

@@ -125,6 +125,53 @@ def run_ranges(fn: Callable[[int, int], object], edges: Sequence[int]) -> None:
             raise err
 
 
+def run_items(fn: Callable[[Any], object], items: Sequence[Any], workers: int) -> None:
+    """``fn(item)`` for every item, on ``workers`` threads that each take the next item.
+
+    The calling thread and ``workers - 1`` threads of the process-wide pool
+    (``_executor``): no pool is started per call (about 0.1 ms each, as much as a
+    small search's selection). A caller whose pool threads are busy with another
+    caller's items drains its own items itself, so two searches at once never wait
+    on each other. The first error raised is raised here, after every thread has
+    stopped taking items.
+    """
+    todo = iter(items)
+    take = threading.Lock()
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        while not failed:
+            with take:
+                item = next(todo, _DONE)
+            if item is _DONE:
+                return
+            try:
+                fn(item)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+                failed.append(exc)
+
+    futures = [] if workers <= 1 else [_executor(workers - 1).submit(drain) for _ in range(workers - 1)]
+    try:
+        drain()
+    finally:
+        for f in futures:
+            f.result()
+    if failed:
+        raise failed[0]
+
+
+_DONE = object()
+
+
+def blas_single_threaded() -> Any:
+    """A context in which the process's BLAS runs on the calling thread only.
+
+    The cached ``_blas_controller``: ``threadpool_limits`` would scan the loaded
+    libraries on every call (about 0.3 ms).
+    """
+    return _blas_controller().limit(limits=1)
+
+
 def keys_out_of_range(scale: NDArray[np.float64], dtype: np.dtype[Any], n_terms: int, rtol: float) -> bool:
     """Whether some ranking key of a chunk may be inf or NaN, or rounded beyond the
     threshold's relative band: then every training point is a candidate of its rows
@@ -183,13 +230,79 @@ def _executor(threads: int) -> ThreadPoolExecutor:
     with _lock:
         if _pool is None or _pool_size < threads:
             size = max(threads, os.cpu_count() or 1)
-            _pool, _pool_size = ThreadPoolExecutor(size, thread_name_prefix="mlknn-select"), size
-        return _pool
+            ids: list[int] = []
+            _pool = ThreadPoolExecutor(size, thread_name_prefix="mlknn-select", initializer=_record_worker,
+                                       initargs=(ids,))
+            _pool_size = size
+            _worker_ids[id(_pool)] = ids
+        pool = _pool
+    _steer_workers(pool)
+    return pool
+
+
+def _record_worker(ids: list[int]) -> None:
+    ids.append(threading.get_native_id())
+
+
+#: The native thread ids of each pool's threads (``_record_worker``), by ``id(pool)``.
+_worker_ids: dict[int, list[int]] = {}
+
+#: False: the pool's threads are never steered off the caller's CPU
+#: (``MLKNN_STEER_THREADS=0`` sets it at import).
+STEER_THREADS = os.environ.get("MLKNN_STEER_THREADS", "1") != "0"
+_getcpu: Any = None
+
+
+def _caller_cpu() -> int:
+    """The CPU the calling thread runs on (glibc's ``sched_getcpu``), or -1."""
+    global _getcpu
+    if _getcpu is None:
+        try:
+            import ctypes
+
+            fn = ctypes.CDLL(None).sched_getcpu
+            fn.restype, fn.argtypes = ctypes.c_int, []
+            _getcpu = fn
+        except (OSError, AttributeError):  # not Linux / glibc
+            _getcpu = False
+    return int(_getcpu()) if _getcpu else -1
+
+
+def _steer_workers(pool: ThreadPoolExecutor) -> None:
+    """Let the pool's threads run on every CPU of the caller's set but the caller's own.
+
+    A search of a few milliseconds hands half its rows to a pool thread that was
+    asleep. On a virtual machine the kernel sees the other, idle vCPU as preempted
+    and wakes the thread on the caller's CPU, where the two share one core until
+    the load balancer parts them, tens of milliseconds later: on the 2-vCPU Intel
+    host, MLkNN fit + predict on yeast's 50/50 split took 9-11 ms for the first
+    ~5 calls after every pause, then 6.1-6.8 ms. With the caller's CPU taken out of
+    the threads' affinity before they wake, they start on the other CPU. A no-op
+    where the caller may run on one CPU only, off Linux, or with
+    ``MLKNN_STEER_THREADS=0``; each hand-off costs one system call per thread.
+    """
+    ids = _worker_ids.get(id(pool))
+    if not STEER_THREADS or not ids or not hasattr(os, "sched_setaffinity"):
+        return
+    cpu = _caller_cpu()
+    try:
+        allowed = os.sched_getaffinity(0)
+    except OSError:
+        return
+    if cpu < 0 or cpu not in allowed or len(allowed) < 2:
+        return
+    mask = allowed - {cpu}
+    for tid in list(ids):
+        try:
+            os.sched_setaffinity(tid, mask)
+        except OSError:  # the thread has ended, or the set is not ours to give
+            pass
 
 
 def _forget_pool() -> None:
     global _pool, _pool_size, _lock
     _pool, _pool_size, _lock = None, 0, threading.Lock()
+    _worker_ids.clear()
 
 
 os.register_at_fork(after_in_child=_forget_pool)

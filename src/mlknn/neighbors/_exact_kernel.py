@@ -398,20 +398,17 @@ def _map_chunks(work: Callable[[int], object], starts: Sequence[int], workers: i
     """``work(start)`` for every chunk start, on ``workers`` threads.
 
     Chunks in parallel, each with single-threaded BLAS: the selection and exact
-    steps (numpy, single-threaded, GIL released) then run on every core too,
-    instead of idling all cores but one between two matrix products.
+    steps (numpy or compiled, GIL released) then run on every core too, instead of
+    idling all cores but one between two matrix products. The threads are the
+    process-wide pool's (``_compiled.run_items``), the BLAS limit the cached
+    controller's: no per-call start-up cost for small searches.
     """
     if workers == 1 or len(starts) <= 1:
         for start in starts:
             work(start)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(work, starts))
+    with _compiled.blas_single_threaded():
+        _compiled.run_items(work, starts, workers)
 
 
 def _round_toward(values: NDArray[np.float64], dtype: np.dtype[Any], down: bool) -> Keys:
