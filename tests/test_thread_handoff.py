@@ -136,27 +136,29 @@ def test_the_pool_threads_are_steered_off_the_callers_cpu():
         pytest.fail("the caller kept moving between CPUs")
 
 
-@linux_two_cpus
-def test_steering_off_leaves_the_threads_alone(monkeypatch):
+@pytest.fixture
+def unsteered_pool():
+    """The pool, its thread ids, and the caller's CPU set, every thread allowed all of it."""
     pool = compiled._executor(1)
     pool.submit(lambda: None).result()
     ids = compiled._worker_ids[id(pool)]
     allowed = os.sched_getaffinity(0)
     for tid in ids:
         os.sched_setaffinity(tid, allowed)
+    return pool, ids, allowed
+
+
+@linux_two_cpus
+def test_steering_off_leaves_the_threads_alone(monkeypatch, unsteered_pool):
+    pool, ids, allowed = unsteered_pool
     monkeypatch.setattr(compiled, "STEER_THREADS", False)
     compiled._steer_workers(pool)
     assert all(os.sched_getaffinity(tid) == allowed for tid in ids)
 
 
 @linux_two_cpus
-def test_a_caller_confined_to_one_cpu_is_not_steered(monkeypatch):
-    pool = compiled._executor(1)
-    pool.submit(lambda: None).result()
-    ids = compiled._worker_ids[id(pool)]
-    allowed = os.sched_getaffinity(0)
-    for tid in ids:
-        os.sched_setaffinity(tid, allowed)
+def test_a_caller_confined_to_one_cpu_is_not_steered(monkeypatch, unsteered_pool):
+    pool, ids, allowed = unsteered_pool
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {compiled._caller_cpu()})
     compiled._steer_workers(pool)
     monkeypatch.undo()
