@@ -221,6 +221,12 @@ def validate_features(
     A non-numeric X (strings, arbitrary objects) makes numpy raise a TypeError
     deep inside the conversion; turn it into an error naming X and the rule.
     """
+    if _plain_valid_array(estimator, X, reset, dtype):
+        # What validate_data would conclude, in microseconds instead of ~0.25 ms
+        # (a fifth of a small fit + predict's bookkeeping): the array as it is.
+        if reset:
+            estimator.n_features_in_ = X.shape[1]
+        return X
     from sklearn.utils.validation import validate_data
 
     try:
@@ -230,6 +236,25 @@ def validate_features(
             f"X must be a numeric array or sparse matrix (dtype convertible to float); "
             f"could not convert it: {exc}"
         ) from exc
+
+
+def _plain_valid_array(estimator: Estimator, X: object, reset: bool, dtype: Sequence[Any]) -> bool:
+    """Whether ``validate_data`` would return X unchanged and only set (or check) ``n_features_in_``.
+
+    A 2-D ``np.ndarray`` (not a subclass) of an accepted dtype, with at least one
+    row and one column and a finite sum (so every value is finite: NaN and
+    infinities propagate; a sum that overflows sends X down the full check), for
+    an estimator without feature names; when not resetting, X has the fitted
+    number of features. Everything else (errors included) takes ``validate_data``.
+    """
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype not in dtype or 0 in X.shape:
+        return False
+    if getattr(estimator, "feature_names_in_", None) is not None:
+        return False
+    if not reset and getattr(estimator, "n_features_in_", X.shape[1]) != X.shape[1]:
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(X.sum()))
 
 
 def input_dtype(Y: object) -> np.dtype[Any]:
