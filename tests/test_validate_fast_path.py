@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 import mlknn.utils._validation as val
 from mlknn import MLkNN
 
