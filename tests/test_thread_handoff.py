@@ -163,3 +163,9 @@ def test_a_caller_confined_to_one_cpu_is_not_steered(monkeypatch, unsteered_pool
     compiled._steer_workers(pool)
     monkeypatch.undo()
     assert all(os.sched_getaffinity(tid) == allowed for tid in ids)  # nothing else to run on
+
+
+def test_submit_returns_one_future_per_call():
+    futures = compiled.submit(lambda a, b: a * b, [(2, 3), (4, 5)])
+    assert [f.result() for f in futures] == [6, 20]
+    assert compiled.submit(len, []) == []

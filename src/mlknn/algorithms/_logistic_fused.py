@@ -83,8 +83,7 @@ class _Passes:
         if self.threads == 1:
             blocks(0)
         else:
-            pool = _compiled._executor(self.threads - 1)
-            futures = [pool.submit(blocks, first) for first in range(1, self.threads)]
+            futures = _compiled.submit(blocks, [(first,) for first in range(1, self.threads)])
             blocks(0)
             for fut in futures:
                 fut.result()
