@@ -196,3 +196,63 @@ def thread_table(r):
     body = [[r["n"], th, r["graph_1_s"], r[f"graph_{th}_s"], r["graph_efficiency"], r["gemm_1_s"],
              r[f"gemm_{th}_s"], r["gemm_efficiency"], f"{r['loadavg_start']} -> {r['loadavg_end']}"]]
     return markdown_table(header, body)
+
+
+def sparse_graph(name="tmc2007-500", k=10, repeats=3):
+    """A sparse training graph against its own product, in one-thread CPU time (issue 16).
+
+    The leave-one-out graph of the dataset's MULAN training split (CSR X), k = 10,
+    against the product the kernel cannot avoid: ``X @ [-q; 1]`` for every chunk of
+    queries, the chunks and keys of ``BruteNeighbors`` itself (``_transposed_keys``,
+    scipy's ``csr_matvecs``), nothing else. The densified X's float32 GEMM
+    (``X @ X.T`` by 1,024-row chunks) is timed beside it: on binary sparse data it is
+    the slower product, so the sparse one is the best achievable. One BLAS thread and
+    ``time.process_time``, best of ``repeats`` interleaved rounds. Target: within 1.5x.
+    """
+    import time
+
+    import scipy.sparse as sp
+    from threadpoolctl import threadpool_limits
+
+    from mlknn.datasets import load
+    from mlknn.neighbors import BruteNeighbors
+    from mlknn.neighbors._exact_kernel import _CHUNK_BYTES, _MAX_CHUNK_ROWS, _MIN_CHUNK_ROWS
+
+    X = sp.csr_matrix(load(name, split="train").X)
+    n = X.shape[0]
+    index = BruteNeighbors(n_jobs=1).fit(X)
+    # The kernel's own chunk rule (BruteNeighbors.kneighbors, one worker).
+    rows = max(_MIN_CHUNK_ROWS, min(_MAX_CHUNK_ROWS, _CHUNK_BYTES // (index._key_X.dtype.itemsize * n)))
+    dense = X.toarray().astype(np.float32)
+
+    def product():
+        for a in range(0, n, rows):
+            index._transposed_keys(X[a : a + rows])
+
+    def graph():
+        BruteNeighbors(n_jobs=1).fit(X).kneighbors(None, k)
+
+    def dense_gemm():
+        gemm_only(dense, 1024)
+
+    best = {}
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(repeats):
+            for key, fn in (("product", product), ("graph", graph), ("dense", dense_gemm)):
+                t = time.process_time()
+                fn()
+                best[key] = min(best.get(key, np.inf), time.process_time() - t)
+    out = {"dataset": name, "n": n, "d": X.shape[1], "nnz": int(X.nnz), "graph_cpu_s": best["graph"],
+           "product_cpu_s": best["product"], "dense_gemm_cpu_s": best["dense"],
+           "over_product": best["graph"] / min(best["product"], best["dense"])}
+    log(f"sparse {name} (n={n}, nnz={X.nnz}): graph {best['graph']:.2f} s CPU, its product {best['product']:.2f} s, "
+        f"dense GEMM {best['dense']:.2f} s -> {out['over_product']:.2f}x the best product")
+    return out
+
+
+def sparse_table(r):
+    header = ["dataset", "n", "d", "nnz", "LOO graph, 1-thread CPU (s)", "its sparse product (s)",
+              "dense float32 GEMM (s)", "graph / best product"]
+    body = [[r["dataset"], r["n"], r["d"], r["nnz"], r["graph_cpu_s"], r["product_cpu_s"], r["dense_gemm_cpu_s"],
+             r["over_product"]]]
+    return markdown_table(header, body)

@@ -9,7 +9,8 @@ Usage (from the repository root, with the package installed)::
 
 Sections: ``graph`` (exact training graph vs the square- and skinny-GEMM bounds,
 scikit-learn and the first version), ``threads`` (the graph with 1 and 2 BLAS
-threads), ``skml`` (MLkNN vs scikit-multilearn; needs scikit-multilearn and the
+threads), ``sparse`` (tmc2007-500's training graph vs its own sparse product, one-thread
+CPU time), ``skml`` (MLkNN vs scikit-multilearn; needs scikit-multilearn and the
 datasets), ``small`` (MLkNN on yeast's seeded 50/50 split vs scikit-multilearn and
 its two GEMMs), ``estimators`` (every kNN estimator per dataset), ``memory`` (peak RSS
 vs input size, and of every kNN estimator on tmc2007-500), ``grid`` (seed 001's kNN
@@ -46,7 +47,7 @@ def main(argv=None):
         default = HERE.parent.parent / "shared" / "datasets"
         if default.exists():
             os.environ["MLKNN_DATA"] = str(default)
-    sections = ["graph", "threads", "skml", "small", "estimators", "memory", "grid"] + (["nuswide"] if args.full else [])
+    sections = ["graph", "threads", "sparse", "skml", "small", "estimators", "memory", "grid"] + (["nuswide"] if args.full else [])
     if args.only:
         sections = [s for s in args.only.split(",") if s]
     info = machine_info()
@@ -74,6 +75,13 @@ def main(argv=None):
                            bench_graph.thread_table(results["threads"]),
                            "Efficiency = t(1 thread) / (2 x t(2 threads)); on a shared machine the second core "
                            "is only as free as the load average says."))
+        if "sparse" in sections:
+            import bench_graph
+
+            results["sparse"] = bench_graph.sparse_graph(repeats=2 if args.quick else 3)
+            tables.append(("Sparse training graph: tmc2007-500 against its own product (one-thread CPU time)",
+                           bench_graph.sparse_table(results["sparse"]),
+                           textwrap.dedent(bench_graph.sparse_graph.__doc__.split("\n\n", 1)[1]).strip()))
         if "skml" in sections:
             if importlib.util.find_spec("skmultilearn") is None:
                 tables.append(("MLkNN vs scikit-multilearn", "skipped: pip install scikit-multilearn", ""))
