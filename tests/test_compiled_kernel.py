@@ -282,3 +282,56 @@ def test_mixed_dtypes_equal_the_numpy_path(monkeypatch, fit_dtype, query_dtype):
     Q = np.asfortranarray(rng.standard_normal((300, 11)).astype(query_dtype))  # prepared to C order
     assert_identical(*both(X, Q, 6, monkeypatch))
     np.testing.assert_array_equal(both(X, Q, 6, monkeypatch)[0][1], loop_knn(X, Q, 6)[1])
+
+
+@needs_numba
+@pytest.mark.parametrize("k", [1, 5, 32])
+def test_sparse_training_major_selection_equals_numpy_path_and_loop(monkeypatch, k):
+    # Sparse binary data (float32 keys, many ties): the compiled training-major
+    # candidates against the numpy path and the loop oracle, leave-one-out and queries,
+    # several chunks (the loo offset moves), and output buffers that must grow.
+    import scipy.sparse as sp
+
+    import mlknn.neighbors._exact_kernel as ek
+
+    rng = np.random.default_rng(k)
+    dense = (rng.random((1300, 40)) < 0.15).astype(np.float64)
+    dense[50:60] = dense[400:410]  # duplicates
+    X = sp.csr_matrix(dense)
+    Q = sp.csr_matrix((rng.random((700, 40)) < 0.15).astype(np.float64))
+    calls = []
+    real = ek._compiled_training_major
+    monkeypatch.setattr(ek, "_compiled_training_major", lambda *a: calls.append(1) or real(*a))
+    index = BruteNeighbors(n_jobs=1, working_memory=1).fit(X)
+    got_loo, got_q = index.kneighbors(None, k), index.kneighbors(Q, k)
+    assert len(calls) >= 4  # several chunks, each compiled
+    monkeypatch.setattr(compiled, "ENABLED", False)
+    want = BruteNeighbors(n_jobs=1, working_memory=1).fit(X)
+    assert_identical(got_loo, want.kneighbors(None, k))
+    assert_identical(got_q, want.kneighbors(Q, k))
+    for got, (d, i) in ((got_loo, loop_knn(X.toarray(), None, k, loo=True)), (got_q, loop_knn(X.toarray(), Q.toarray(), k))):
+        np.testing.assert_array_equal(got[1], i)
+        np.testing.assert_allclose(got[0], d, rtol=1e-12)
+
+
+@needs_numba
+def test_training_major_kernel_overflow_and_float64_keys_fall_back():
+    import mlknn.neighbors._exact_kernel as ek
+
+    mod = compiled.kernels()
+    rng = np.random.default_rng(0)
+    V = rng.integers(0, 3, size=(200, 30)).astype(np.float32)  # ties: many candidates
+    band = np.full(30, 0.1)
+    small = [np.empty(5, dtype=np.intp) for _ in range(2)]
+    assert mod.training_major_candidates(V.copy(), band, 3, 4, -1, *small) == -1
+    big = [np.empty(200 * 30, dtype=np.intp) for _ in range(2)]
+    n = mod.training_major_candidates(V.copy(), band, 3, 4, -1, *big)
+    # Against the rule: per column, the 3rd smallest of the group minima and tail, plus the band.
+    want = set()
+    n_groups = 200 // 4
+    for j in range(30):
+        pool = V[:, j].reshape(4, n_groups).min(axis=0)
+        thr = np.float32(np.sort(pool)[2] + 0.1 + 1e-300)
+        want |= {(j, i) for i in range(200) if V[i, j] <= thr}
+    assert n == len(want) and set(zip(big[0][:n].tolist(), big[1][:n].tolist())) == want
+    assert ek._compiled_training_major(V.astype(np.float64), np.ones(30), None, 3) is None

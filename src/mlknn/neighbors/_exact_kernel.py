@@ -243,7 +243,8 @@ class _ExactKernel:
                 keep = c != r + loo_offset
                 r, c = r[keep], c[keep]
         else:
-            r, c = _candidates(V, scale, loo_offset, k, fit_axis)
+            found = _compiled_training_major(V, scale, loo_offset, k) if fit_axis == 0 else None
+            r, c = found if found is not None else _candidates(V, scale, loo_offset, k, fit_axis)
         return self._finish(Qc, qn, r, c, k, n_rows)
 
     def _finish(
@@ -252,6 +253,36 @@ class _ExactKernel:
         """Exact recomputation on the candidates (r, c), then (row, distance, index) order."""
         exact = _exact_sqdist(Qc, self._fit_X, qn, self._fit_sqnorm, r, c)
         return _topk_sorted(r, c, exact, k, n_rows)
+
+
+def _compiled_training_major(
+    V: Keys, scale: NDArray[np.float64], loo_offset: int | None, k: int
+) -> tuple[Index, Index] | None:
+    """``_candidates(V, scale, loo_offset, k, 0)`` by ``_numba_kernels.training_major_candidates``.
+
+    The sparse path's float32 keys (binary and count data); None (the numpy path)
+    for float64 keys, k above the compiled limit, or without numba. The same rule
+    and group size as the numpy path, so the same candidates. The output buffers
+    start at 8 k (rows + 64) entries and double while a chunk overflows them.
+    """
+    mod = _compiled.kernels()
+    if mod is None or V.dtype != np.float32 or k > _compiled.MAX_NEIGHBORS or not V.flags.c_contiguous:
+        return None
+    n_fit, n_rows = V.shape
+    band = 2.0 * (_GEMM_RTOL[np.dtype(np.float32)] * np.ascontiguousarray(scale, dtype=np.float64))
+    offset = -1 if loo_offset is None else int(loo_offset)
+    size = 8 * k * (n_rows + 64)
+    while True:
+        r = np.empty(size, dtype=np.intp)
+        c = np.empty(size, dtype=np.intp)
+        try:
+            count = mod.training_major_candidates(V, band, k, _group_size(n_fit, k), offset, r, c)
+        except Exception as exc:  # a numba failure at run time: the numpy path
+            _compiled.disable(exc)
+            return None
+        if count >= 0:
+            return r[:count], c[:count]
+        size *= 2
 
 
 def _unravel(flat: Index, shape: tuple[int, ...], fit_axis: int) -> tuple[Index, Index]:

@@ -480,3 +480,78 @@ def offer_running(best: Any, cap: Any, rows: Any, keys: Any) -> None:
             for j in range(1, k):
                 top = b[j] if b[j] > top else top
             cap[r] = top
+
+
+@njit(cache=True, nogil=True)
+def training_major_candidates(V: Any, band: Any, k: int, m: int, loo_offset: int, out_r: Any, out_c: Any) -> int:
+    """Steps 2-3 of ``_exact_kernel._candidates`` on training-major keys (sparse data), compiled.
+
+    ``V`` (n_fit, rows), float32: the keys ``X @ [-q; 1]`` of a chunk's queries
+    (columns). Column j's threshold is ``float32(kth_j + band[j] + 1e-300)``, kth_j
+    the k-th smallest of its interleaved group minima and tail keys (+inf with
+    fewer than k of them), the rule of ``_exact_kernel._threshold``; its candidates
+    are the entries at or under it. ``loo_offset`` >= 0: query j is training point
+    ``j + loo_offset``, whose own entry is set to +inf first (as the numpy path
+    does, in place). The group minima are taken along the rows of V, all queries at
+    once (contiguous), the k-th per query on the transposed minima.
+
+    Writes (query, training index) of every candidate to ``out_r, out_c`` and
+    returns their number, or -1 when the buffers are too small (the caller grows
+    them and calls again).
+    """
+    n_fit, n_rows = V.shape
+    if loo_offset >= 0:
+        for j in range(n_rows):
+            V[j + loo_offset, j] = np.inf
+    n_groups = n_fit // m
+    body = n_groups * m
+    n_pool = n_groups + n_fit - body
+    thr = np.empty(n_rows, dtype=np.float32)
+    G = np.empty((n_groups, n_rows), dtype=np.float32)
+    for t in range(n_groups):
+        G[t, :] = V[t, :]
+    for g in range(1, m):
+        for t in range(n_groups):
+            src = V[g * n_groups + t]
+            dst = G[t]
+            for j in range(n_rows):
+                v = src[j]
+                p = dst[j]
+                dst[j] = v if v < p else p
+    if n_pool >= k:
+        pool = np.empty((n_rows, n_pool), dtype=np.float32)
+        for t in range(n_groups):
+            for j in range(n_rows):
+                pool[j, t] = G[t, j]
+        for i in range(body, n_fit):
+            for j in range(n_rows):
+                pool[j, n_groups + i - body] = V[i, j]
+        scratch = np.empty(n_pool + k, dtype=np.float32)
+        for j in range(n_rows):
+            kth = _kth_filtered(pool[j], k, scratch)
+            thr[j] = np.float32(kth + band[j] + 1e-300)
+    else:
+        thr[:] = np.inf
+    cap = out_r.shape[0]
+    count = 0
+    for t in range(n_groups):
+        gt = G[t]
+        for j in range(n_rows):
+            tj = thr[j]
+            if gt[j] <= tj:
+                if count + m > cap:
+                    return -1
+                for g in range(m):
+                    i = g * n_groups + t
+                    out_r[count] = j
+                    out_c[count] = i
+                    count += V[i, j] <= tj
+    for i in range(body, n_fit):
+        if count + n_rows > cap:
+            return -1
+        row = V[i]
+        for j in range(n_rows):
+            out_r[count] = j
+            out_c[count] = i
+            count += row[j] <= thr[j]
+    return count
