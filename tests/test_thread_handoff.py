@@ -169,3 +169,20 @@ def test_submit_returns_one_future_per_call():
     futures = compiled.submit(lambda a, b: a * b, [(2, 3), (4, 5)])
     assert [f.result() for f in futures] == [6, 20]
     assert compiled.submit(len, []) == []
+
+
+def test_overlapping_single_thread_limits_restore_the_blas_thread_count():
+    # Two searches from two threads, their limits overlapping (A in, B in, A out,
+    # B out): the BLAS's own thread count comes back, not the 1 that A had set.
+    controller = compiled._blas_controller()
+    if not controller.lib_controllers:
+        pytest.skip("no BLAS library found by threadpoolctl")
+    before = [lib.num_threads for lib in controller.lib_controllers]
+    a, b = compiled.blas_single_threaded(), compiled.blas_single_threaded()
+    a.__enter__()
+    b.__enter__()
+    assert all(lib.num_threads == 1 for lib in controller.lib_controllers)
+    a.__exit__(None, None, None)
+    assert all(lib.num_threads == 1 for lib in controller.lib_controllers)  # B still inside
+    b.__exit__(None, None, None)
+    assert [lib.num_threads for lib in controller.lib_controllers] == before

@@ -16,12 +16,13 @@ launching a parallel kernel at once abort the process, and estimators run in
 threads (joblib) are common.
 """
 
+import contextlib
 import importlib
 import importlib.util
 import os
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -162,13 +163,35 @@ def run_items(fn: Callable[[Any], object], items: Sequence[Any], workers: int) -
 _DONE = object()
 
 
-def blas_single_threaded() -> Any:
+@contextlib.contextmanager
+def blas_single_threaded() -> Iterator[None]:
     """A context in which the process's BLAS runs on the calling thread only.
 
-    The cached ``_blas_controller``: ``threadpool_limits`` would scan the loaded
-    libraries on every call (about 0.3 ms).
+    The limit is the cached ``_blas_controller``'s (``threadpool_limits`` would scan
+    the loaded libraries on every call, about 0.3 ms) and is shared: the first of
+    several overlapping callers (searches run from several threads) sets it and the
+    last one out restores the BLAS's own thread count. With one limiter each, a
+    caller that entered second would restore the 1 that the first had set, and the
+    BLAS would stay single-threaded for the rest of the process.
     """
-    return _blas_controller().limit(limits=1)
+    global _limit_depth, _limiter
+    with _limit_lock:
+        if _limit_depth == 0:
+            _limiter = _blas_controller().limit(limits=1)
+        _limit_depth += 1
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _limit_depth -= 1
+            if _limit_depth == 0 and _limiter is not None:
+                _limiter.restore_original_limits()
+                _limiter = None
+
+
+_limit_lock = threading.Lock()
+_limit_depth = 0
+_limiter: Any = None
 
 
 def keys_out_of_range(scale: NDArray[np.float64], dtype: np.dtype[Any], n_terms: int, rtol: float) -> bool:
