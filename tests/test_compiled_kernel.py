@@ -335,3 +335,31 @@ def test_training_major_kernel_overflow_and_float64_keys_fall_back():
         want |= {(j, i) for i in range(200) if V[i, j] <= thr}
     assert n == len(want) and set(zip(big[0][:n].tolist(), big[1][:n].tolist())) == want
     assert ek._compiled_training_major(V.astype(np.float64), np.ones(30), None, 3) is None
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_pair_distances_equal_scipys_bit_for_bit(monkeypatch, dtype):
+    # The compiled sparse exact distances against the scipy path (difference, square,
+    # reduceat sum): rows of few and of many (> 129) non-zeros, explicit zeros,
+    # identical rows (distance exactly 0), empty rows, values of mixed magnitude.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    n, d = 300, 400
+    density = np.where(rng.random(n) < 0.2, 0.5, 0.03)[:, None]
+    dense = np.where(rng.random((n, d)) < density, rng.standard_normal((n, d)) * 10.0 ** rng.integers(-4, 4, (n, d)), 0.0)
+    dense[10] = dense[20]  # identical rows
+    dense[30] = 0.0  # an empty row
+    X = sp.csr_matrix(dense.astype(dtype))
+    X.data[X.indptr[100] :: 17] = 0.0  # explicit zeros, still stored (rows 100 on)
+    assert X.has_canonical_format
+    r = rng.integers(0, n, 5000)
+    c = rng.integers(0, n, 5000)
+    r[:3], c[:3] = (10, 30, 30), (20, 30, 5)
+    got = _exact_sqdist(X, X, None, None, r, c)
+    monkeypatch.setattr(compiled, "ENABLED", False)
+    want = _exact_sqdist(X, X, None, None, r, c)
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+    assert got[0] == 0.0 and got[1] == 0.0
+    assert (np.diff(X.indptr)[r] + np.diff(X.indptr)[c]).max() > 129  # the halving path ran

@@ -539,6 +539,17 @@ def _exact_sqdist(
             np.multiply(qb, qb, out=qb)
             np.add.reduce(qb, axis=1, out=out[s : s + m])
         return out
+    if (q_sparse and x_sparse and r.shape[0] and Qc.format == X.format == "csr" and Qc.has_canonical_format
+            and X.has_canonical_format):
+        mod = _compiled.kernels()
+        if mod is not None:  # scipy's sums below, bit for bit, without the row copies
+            width = int(np.diff(Qc.indptr).max(initial=0)) + int(np.diff(X.indptr).max(initial=0))
+            try:
+                mod.sparse_pair_sqdist(Qc.indptr, Qc.indices, Qc.data, X.indptr, X.indices, X.data,
+                                       np.ascontiguousarray(r), np.ascontiguousarray(c), width, out)
+                return out
+            except Exception as exc:  # a numba failure at run time: the scipy path
+                _compiled.disable(exc)
     block = max(block, 1 << 12)
     for s in range(0, r.shape[0], block):
         rr, cc = r[s : s + block], c[s : s + block]

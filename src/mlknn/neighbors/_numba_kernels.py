@@ -99,22 +99,30 @@ def sqdist(Q: Any, a: int, X: Any, b: int, stack: Any, vals: Any) -> float:
     """|Q[a] - X[b]|^2 in float64, summed in the order of numpy's pairwise summation.
 
     Rows of more than 128 features are halved (at a multiple of 8) until the pieces
-    have at most 128, and the pieces' sums added pairwise, as numpy does. Without
-    recursion (numba's on-disk cache does not reload recursive functions safely):
-    scratch ``stack``, int64 (64, 3) (start, length, stage), and ``vals``, float64
-    (64,) (partial sums, innermost last).
+    have at most 128, and the pieces' sums added pairwise, as numpy does
+    (``_tree_sum``). Scratch ``stack``, int64 (64, 3), and ``vals``, float64 (64,).
     """
-    d = X.shape[1]
-    q, x = Q[a], X[b]
-    if d <= 128:
-        return _leaf(q, x)
+    if X.shape[1] <= 128:
+        return _leaf(Q[a], X[b])
+    return _tree_sum(Q[a], X[b], False, stack, vals)
+
+
+@njit(cache=True, nogil=True)
+def _tree_sum(q: Any, x: Any, values: bool, stack: Any, vals: Any) -> float:
+    """numpy's pairwise summation above one leaf: the terms are halved at a multiple
+    of 8 until each piece has at most 128, the pieces summed as leaves and the sums
+    added pairwise. ``values``: the terms are ``q`` itself (``x`` unused), else the
+    squares of ``q - x``. Without recursion (numba's on-disk cache does not reload
+    recursive functions safely): ``stack`` holds (start, length, stage) and ``vals``
+    the partial sums, innermost last.
+    """
     nv = 0
     top = 0
-    stack[0, 0], stack[0, 1], stack[0, 2] = 0, d, 0
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, q.shape[0], 0
     while top >= 0:
         lo, n, stage = stack[top, 0], stack[top, 1], stack[top, 2]
         if n <= 128:
-            vals[nv] = _leaf(q[lo : lo + n], x[lo : lo + n])
+            vals[nv] = _pairwise_leaf(q[lo : lo + n]) if values else _leaf(q[lo : lo + n], x[lo : lo + n])
             nv += 1
             top -= 1
             continue
@@ -555,3 +563,75 @@ def training_major_candidates(V: Any, band: Any, k: int, m: int, loo_offset: int
             out_c[count] = i
             count += row[j] <= thr[j]
     return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairwise_leaf(a: Any) -> float:
+    """numpy's pairwise sum of at most 128 float64 values (``_leaf_scalar``'s order)."""
+    n = a.shape[0]
+    if n < 8:
+        res = -0.0
+        for t in range(n):
+            res += a[t]
+        return res
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+    nb = n // 8
+    for b in range(1, nb):
+        s = a[8 * b : 8 * b + 8]
+        r0 += s[0]
+        r1 += s[1]
+        r2 += s[2]
+        r3 += s[3]
+        r4 += s[4]
+        r5 += s[5]
+        r6 += s[6]
+        r7 += s[7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for t in range(8 * nb, n):
+        res += a[t]
+    return float(res)
+
+
+@njit(cache=True, nogil=True)
+def _pairwise(a: Any, stack: Any, vals: Any) -> float:
+    """numpy's pairwise sum of the float64 values ``a`` (``_tree_sum`` above 128)."""
+    if a.shape[0] <= 128:
+        return float(_pairwise_leaf(a))
+    return _tree_sum(a, a, True, stack, vals)
+
+
+@njit(cache=True, nogil=True)
+def sparse_pair_sqdist(
+    q_ptr: Any, q_ind: Any, q_val: Any, x_ptr: Any, x_ind: Any, x_val: Any, r: Any, c: Any, width: int, out: Any
+) -> None:
+    """out[p] = |Q[r[p]] - X[c[p]]|^2 for CSR rows with sorted indices, as scipy computes it.
+
+    The bits of ``_exact_kernel._exact_sqdist``'s sparse path: scipy's canonical
+    ``csr_minus_csr`` (the differences in index order, exact zeros dropped), then
+    ``multiply`` (the squares, zeros dropped), then ``sum(axis=1)``, which is
+    ``np.add.reduceat``: the first square plus numpy's pairwise sum of the others.
+    ``width``: at least the largest nnz(Q row) + nnz(X row).
+    """
+    buf = np.empty(width + 1, dtype=np.float64)
+    stack = np.empty((64, 3), dtype=np.int64)
+    vals = np.empty(64, dtype=np.float64)
+    for p in range(r.shape[0]):
+        ia, ea = q_ptr[r[p]], q_ptr[r[p] + 1]
+        ib, eb = x_ptr[c[p]], x_ptr[c[p] + 1]
+        m = 0
+        while ia < ea or ib < eb:
+            if ib == eb or (ia < ea and q_ind[ia] < x_ind[ib]):
+                v = np.float64(q_val[ia])
+                ia += 1
+            elif ia == ea or x_ind[ib] < q_ind[ia]:
+                v = -np.float64(x_val[ib])
+                ib += 1
+            else:
+                v = np.float64(q_val[ia]) - np.float64(x_val[ib])
+                ia += 1
+                ib += 1
+            if v != 0.0:
+                s = v * v
+                buf[m] = s
+                m += s != 0.0
+        out[p] = 0.0 if m == 0 else buf[0] + _pairwise(buf[1:m], stack, vals)
