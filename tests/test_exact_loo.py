@@ -217,7 +217,7 @@ def test_compiled_pieces_fall_back_above_the_compiled_k_and_without_numba(spy, p
 
 def test_loo_piece_kernel_against_its_definition():
     # The kernel alone, against the rule its docstring states, on a tie-heavy piece.
-    nk = pytest.importorskip("mlknn.neighbors._numba_kernels")
+    nk = pytest.importorskip("mlknn.neighbors._numba_loo")
     rng = np.random.default_rng(5)
     V = rng.integers(0, 6, size=(21, 97)).astype(np.float32)
     k, m = 4, 3

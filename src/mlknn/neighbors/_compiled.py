@@ -1,7 +1,7 @@
 """The compiled selection of the exact kernel, where numba is installed; else nothing.
 
 ``_exact_kernel`` asks :func:`kernels` for the compiled steps 2-3
-(``_numba_kernels.py``) and keeps its numpy path when the answer is None: numba
+(``_numba_kernels.py``, ``_numba_loo.py``, ``_numba_sparse.py``) and keeps its numpy path when the answer is None: numba
 missing or failing to import, ``MLKNN_NUMBA=0`` in the environment, or the module
 flag ``ENABLED`` set to False (the tests run both paths). numba is imported on the
 first search that needs it, never at ``import mlknn``. Both paths give the same
@@ -52,6 +52,22 @@ _pool_size = 0
 _blas: Any = None
 
 
+#: The modules of compiled kernels: the dense selection (and the helpers the others
+#: use), the symmetric leave-one-out path's, sparse data's.
+_KERNEL_MODULES = ("_numba_kernels", "_numba_loo", "_numba_sparse")
+
+
+def _load_kernels() -> ModuleType:
+    """One namespace holding every compiled kernel, so that callers ask ``kernels()``
+    only (each module is imported here, numba with the first)."""
+    combined = ModuleType(f"{__package__}._compiled_kernels", "mlknn's compiled kernels (_compiled.kernels).")
+    for name in _KERNEL_MODULES:
+        mod = importlib.import_module(f"{__package__}.{name}")
+        public = getattr(mod, "__all__", None) or [k for k in vars(mod) if not k.startswith("__")]
+        combined.__dict__.update({k: getattr(mod, k) for k in public})
+    return combined
+
+
 def kernels() -> ModuleType | None:
     """The compiled kernels module, or None (numba unavailable or disabled)."""
     global _module, _tried
@@ -61,7 +77,7 @@ def kernels() -> ModuleType | None:
         with _lock:
             if not _tried:
                 try:
-                    _module = importlib.import_module(f"{__package__}._numba_kernels")
+                    _module = _load_kernels()
                 except ImportError as exc:  # numba missing, or built for another numpy
                     _module = None
                     if importlib.util.find_spec("numba") is not None:  # installed but broken
@@ -306,7 +322,7 @@ def _caller_cpu() -> int:
     return int(_getcpu()) if _getcpu else -1
 
 
-def _steer_workers(pool: ThreadPoolExecutor) -> set[int] | None:
+def _steer_workers(pool: ThreadPoolExecutor) -> None:
     """Let the pool's threads run on every CPU of the caller's set but the caller's own.
 
     A search of a few milliseconds hands half its rows to a pool thread that was
@@ -318,25 +334,23 @@ def _steer_workers(pool: ThreadPoolExecutor) -> set[int] | None:
     the threads' affinity before they wake, they start on the other CPU. A no-op
     where the caller may run on one CPU only, off Linux, or with
     ``MLKNN_STEER_THREADS=0``; each hand-off costs one system call per thread.
-    Returns the caller's CPU set when the threads were steered, else None.
     """
     ids = _worker_ids.get(id(pool))
     if not STEER_THREADS or not ids or not hasattr(os, "sched_setaffinity"):
-        return None
+        return
     cpu = _caller_cpu()
     try:
         allowed = os.sched_getaffinity(0)
     except OSError:
-        return None
+        return
     if cpu < 0 or cpu not in allowed or len(allowed) < 2:
-        return None
+        return
     mask = allowed - {cpu}
     for tid in list(ids):
         try:
             os.sched_setaffinity(tid, mask)
         except OSError:  # the thread has ended, or the set is not ours to give
             pass
-    return set(allowed)
 
 
 def _forget_pool() -> None:

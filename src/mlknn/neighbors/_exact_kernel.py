@@ -258,7 +258,7 @@ class _ExactKernel:
 def _compiled_training_major(
     V: Keys, scale: NDArray[np.float64], loo_offset: int | None, k: int
 ) -> tuple[Index, Index] | None:
-    """``_candidates(V, scale, loo_offset, k, 0)`` by ``_numba_kernels.training_major_candidates``.
+    """``_candidates(V, scale, loo_offset, k, 0)`` by ``_numba_sparse.training_major_candidates``.
 
     The sparse path's float32 keys (binary and count data); None (the numpy path)
     for float64 keys, k above the compiled limit, or without numba. The same rule

@@ -157,7 +157,7 @@ def _piece_compiled(
     k: int,
     local: threading.local,
 ) -> tuple[tuple[Index, Index, Keys], tuple[Index, Index, Keys]] | None:
-    """Both directions' candidates of an off-diagonal piece by ``_numba_kernels.loo_piece``, or None.
+    """Both directions' candidates of an off-diagonal piece by ``_numba_loo.loo_piece``, or None.
 
     None (the caller takes the numpy path, the same candidates up to the bound
     each direction uses) where numba is unavailable, k is above the compiled

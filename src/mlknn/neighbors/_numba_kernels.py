@@ -174,6 +174,21 @@ def _offer(best_d: Any, best_j: Any, m: int, k: int, dist: float, j: int) -> int
 _RANK_MAX = 32
 
 
+@njit(cache=True, nogil=True, inline="always")
+def group_buffers(n: int, m: int, k: int) -> Any:
+    """Step 2's layout of a row of ``n`` keys in groups of ``m``: the number of
+    groups, the columns they cover (the rest is the tail), and the scratch of one
+    row's bound: the pool of group minima and tail keys, ``_kth_filtered``'s
+    buffer, and the list of passing groups."""
+    n_groups = n // m
+    body = n_groups * m
+    n_pool = n_groups + n - body
+    pool = np.empty(n_pool, dtype=np.float32)
+    scratch = np.empty(n_pool + k, dtype=np.float32)
+    passed = np.empty(n_groups + 1, dtype=np.int64)
+    return n_groups, body, pool, scratch, passed
+
+
 @njit(cache=True, nogil=True)
 def select_rows(
     V: Any, Q: Any, X: Any, scale: Any, rtol: float, self_offset: int, k: int, m: int, every: bool,
@@ -202,13 +217,9 @@ def select_rows(
     ``out_i``.
     """
     n_fit = V.shape[1]
-    n_groups = n_fit // m
-    body = n_groups * m
-    n_pool = n_groups + n_fit - body
-    pool = np.empty(n_pool, dtype=np.float32)
-    scratch = np.empty(n_pool + k, dtype=np.float32)
+    n_groups, body, pool, scratch, passed = group_buffers(n_fit, m, k)
+    n_pool = pool.shape[0]
     cand = np.empty(n_fit + 1, dtype=np.int64)
-    passed = np.empty(n_groups + 1, dtype=np.int64)
     cand_d = np.empty(n_fit + 1, dtype=np.float64)
     best_d = np.empty(k, dtype=np.float64)
     best_j = np.empty(k, dtype=np.int64)
@@ -361,210 +372,6 @@ def band_of(rtol: float, scale: float) -> float:
     return 2.0 * (rtol * scale)
 
 
-#: Rows of a symmetric leave-one-out piece whose column minima are taken together
-#: (``loo_piece``): 8 rows of a 50k-wide piece are 1.5 MiB, still in a core's L2
-#: when the column pass reads them again.
-_PIECE_ROW_GROUP = 8
-
-
-@njit(cache=True, nogil=True)
-def loo_piece(
-    V: Any, cap_row: Any, band_row: Any, thr_col: Any, k: int, m: int,
-    out_r: Any, out_c: Any, out_k: Any, col_r: Any, col_c: Any, col_k: Any,
-) -> Any:
-    """Candidates of one off-diagonal piece of the symmetric leave-one-out path, both ways, in one pass.
-
-    ``V`` (rows, cols), float32: the keys of the rows of a block I (query-major)
-    against the later points (the columns). Per row ``i`` (the rule of
-    ``_exact_kernel._candidates`` with a cap): the threshold
-    ``float32(min(kth_i, cap_row[i]) + band_row[i] + 1e-300)``, capped at the
-    largest float32, where ``kth_i`` is the k-th smallest of the row's ``m``-column
-    group minima and tail keys (+inf with fewer than k of them); the entries at or
-    under it are the row's candidates. Per column ``j`` (a later point reading the
-    piece transposed): the threshold ``thr_col[j]`` is given (its cap plus the band,
-    every cap finite), and the entries at or under it are the column's candidates.
-    Rows are taken ``_PIECE_ROW_GROUP`` at a time: each row's group minima and
-    candidates, and the element-wise minimum of the group's rows, while they are in
-    cache; then only the columns whose minimum passes are read again, group rows
-    only.
-
-    Writes (row, column, key) of the row candidates to ``out_r, out_c, out_k`` and
-    (column, row, key) of the column candidates to ``col_r, col_c, col_k``, indices
-    local to the piece. Returns ``(n_row, n_col)``, or ``(-1, -1)`` when a buffer
-    is too small (the caller grows it and calls again; nothing else is written).
-    """
-    n_rows, n_cols = V.shape
-    n_groups = n_cols // m
-    body = n_groups * m
-    n_pool = n_groups + n_cols - body
-    pool = np.empty(n_pool, dtype=np.float32)
-    scratch = np.empty(n_pool + k, dtype=np.float32)
-    passed = np.empty(n_groups + 1, dtype=np.int64)
-    colmin = np.empty(n_cols, dtype=np.float32)
-    use_bound = n_pool >= k
-    big = np.float32(np.finfo(np.float32).max)
-    cap_out, cap_col = out_r.shape[0], col_r.shape[0]
-    nr = 0
-    ncol = 0
-    for i0 in range(0, n_rows, _PIECE_ROW_GROUP):
-        i1 = min(i0 + _PIECE_ROW_GROUP, n_rows)
-        for i in range(i0, i1):
-            row = V[i]
-            kth = np.inf
-            if use_bound:
-                _group_minima(row, m, n_groups, pool)
-                kth = _kth_filtered(pool, k, scratch)
-            c = cap_row[i]
-            bound = kth if kth < c else c
-            t64 = bound + band_row[i] + 1e-300
-            thr = np.float32(t64) if t64 < big else big
-            n_pass = 0
-            for t in range(n_groups):
-                passed[n_pass] = t
-                n_pass += (not use_bound) or pool[t] <= thr
-            if nr + n_pass * m + (n_cols - body) > cap_out:
-                return -1, -1
-            for u in range(n_pass):
-                t = passed[u]
-                for g in range(m):
-                    j = g * n_groups + t
-                    v = row[j]
-                    out_r[nr] = i
-                    out_c[nr] = j
-                    out_k[nr] = v
-                    nr += v <= thr
-            for j in range(body, n_cols):
-                v = row[j]
-                out_r[nr] = i
-                out_c[nr] = j
-                out_k[nr] = v
-                nr += v <= thr
-            # The group's column minima (vectorised element-wise minimum).
-            if i == i0:
-                colmin[:] = row
-            else:
-                for j in range(n_cols):
-                    v = row[j]
-                    p = colmin[j]
-                    colmin[j] = v if v < p else p
-        # The columns whose group minimum passes: their group rows, one by one.
-        for j in range(n_cols):
-            tj = thr_col[j]
-            if colmin[j] <= tj:
-                if ncol + (i1 - i0) > cap_col:
-                    return -1, -1
-                for i in range(i0, i1):
-                    v = V[i, j]
-                    col_r[ncol] = j
-                    col_c[ncol] = i
-                    col_k[ncol] = v
-                    ncol += v <= tj
-    return nr, ncol
-
-
-@njit(cache=True, nogil=True)
-def offer_running(best: Any, cap: Any, rows: Any, keys: Any) -> None:
-    """Merge candidate keys into per-row running k smallest (``_exact_loo._RunningTopK``).
-
-    ``best`` (n, k) float32 holds each row's k smallest keys so far (+inf where
-    fewer), ``cap`` (n,) float64 their maximum. A key under its row's cap replaces
-    the row's largest, and the cap becomes the new maximum: the same multiset of k
-    smallest values, hence the same caps, as merging by sorting. ``cap`` only
-    decreases, one float64 store at a time, so a thread reading it without the
-    lock sees a valid bound. The caller holds the lock.
-    """
-    k = best.shape[1]
-    for e in range(rows.shape[0]):
-        r = rows[e]
-        v = keys[e]
-        if v < cap[r]:
-            b = best[r]
-            j_max = 0
-            for j in range(1, k):
-                if b[j] > b[j_max]:
-                    j_max = j
-            b[j_max] = v
-            top = b[0]
-            for j in range(1, k):
-                top = b[j] if b[j] > top else top
-            cap[r] = top
-
-
-@njit(cache=True, nogil=True)
-def training_major_candidates(V: Any, band: Any, k: int, m: int, loo_offset: int, out_r: Any, out_c: Any) -> int:
-    """Steps 2-3 of ``_exact_kernel._candidates`` on training-major keys (sparse data), compiled.
-
-    ``V`` (n_fit, rows), float32: the keys ``X @ [-q; 1]`` of a chunk's queries
-    (columns). Column j's threshold is ``float32(kth_j + band[j] + 1e-300)``, kth_j
-    the k-th smallest of its interleaved group minima and tail keys (+inf with
-    fewer than k of them), the rule of ``_exact_kernel._threshold``; its candidates
-    are the entries at or under it. ``loo_offset`` >= 0: query j is training point
-    ``j + loo_offset``, whose own entry is set to +inf first (as the numpy path
-    does, in place). The group minima are taken along the rows of V, all queries at
-    once (contiguous), the k-th per query on the transposed minima.
-
-    Writes (query, training index) of every candidate to ``out_r, out_c`` and
-    returns their number, or -1 when the buffers are too small (the caller grows
-    them and calls again).
-    """
-    n_fit, n_rows = V.shape
-    if loo_offset >= 0:
-        for j in range(n_rows):
-            V[j + loo_offset, j] = np.inf
-    n_groups = n_fit // m
-    body = n_groups * m
-    n_pool = n_groups + n_fit - body
-    thr = np.empty(n_rows, dtype=np.float32)
-    G = np.empty((n_groups, n_rows), dtype=np.float32)
-    for t in range(n_groups):
-        G[t, :] = V[t, :]
-    for g in range(1, m):
-        for t in range(n_groups):
-            src = V[g * n_groups + t]
-            dst = G[t]
-            for j in range(n_rows):
-                v = src[j]
-                p = dst[j]
-                dst[j] = v if v < p else p
-    if n_pool >= k:
-        pool = np.empty((n_rows, n_pool), dtype=np.float32)
-        for t in range(n_groups):
-            for j in range(n_rows):
-                pool[j, t] = G[t, j]
-        for i in range(body, n_fit):
-            for j in range(n_rows):
-                pool[j, n_groups + i - body] = V[i, j]
-        scratch = np.empty(n_pool + k, dtype=np.float32)
-        for j in range(n_rows):
-            kth = _kth_filtered(pool[j], k, scratch)
-            thr[j] = np.float32(kth + band[j] + 1e-300)
-    else:
-        thr[:] = np.inf
-    cap = out_r.shape[0]
-    count = 0
-    for t in range(n_groups):
-        gt = G[t]
-        for j in range(n_rows):
-            tj = thr[j]
-            if gt[j] <= tj:
-                if count + m > cap:
-                    return -1
-                for g in range(m):
-                    i = g * n_groups + t
-                    out_r[count] = j
-                    out_c[count] = i
-                    count += V[i, j] <= tj
-    for i in range(body, n_fit):
-        if count + n_rows > cap:
-            return -1
-        row = V[i]
-        for j in range(n_rows):
-            out_r[count] = j
-            out_c[count] = i
-            count += row[j] <= thr[j]
-    return count
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _pairwise_leaf(a: Any) -> float:
     """numpy's pairwise sum of at most 128 float64 values (``_leaf_scalar``'s order)."""
@@ -590,48 +397,3 @@ def _pairwise_leaf(a: Any) -> float:
     for t in range(8 * nb, n):
         res += a[t]
     return float(res)
-
-
-@njit(cache=True, nogil=True)
-def _pairwise(a: Any, stack: Any, vals: Any) -> float:
-    """numpy's pairwise sum of the float64 values ``a`` (``_tree_sum`` above 128)."""
-    if a.shape[0] <= 128:
-        return float(_pairwise_leaf(a))
-    return _tree_sum(a, a, True, stack, vals)
-
-
-@njit(cache=True, nogil=True)
-def sparse_pair_sqdist(
-    q_ptr: Any, q_ind: Any, q_val: Any, x_ptr: Any, x_ind: Any, x_val: Any, r: Any, c: Any, width: int, out: Any
-) -> None:
-    """out[p] = |Q[r[p]] - X[c[p]]|^2 for CSR rows with sorted indices, as scipy computes it.
-
-    The bits of ``_exact_kernel._exact_sqdist``'s sparse path: scipy's canonical
-    ``csr_minus_csr`` (the differences in index order, exact zeros dropped), then
-    ``multiply`` (the squares, zeros dropped), then ``sum(axis=1)``, which is
-    ``np.add.reduceat``: the first square plus numpy's pairwise sum of the others.
-    ``width``: at least the largest nnz(Q row) + nnz(X row).
-    """
-    buf = np.empty(width + 1, dtype=np.float64)
-    stack = np.empty((64, 3), dtype=np.int64)
-    vals = np.empty(64, dtype=np.float64)
-    for p in range(r.shape[0]):
-        ia, ea = q_ptr[r[p]], q_ptr[r[p] + 1]
-        ib, eb = x_ptr[c[p]], x_ptr[c[p] + 1]
-        m = 0
-        while ia < ea or ib < eb:
-            if ib == eb or (ia < ea and q_ind[ia] < x_ind[ib]):
-                v = np.float64(q_val[ia])
-                ia += 1
-            elif ia == ea or x_ind[ib] < q_ind[ia]:
-                v = -np.float64(x_val[ib])
-                ib += 1
-            else:
-                v = np.float64(q_val[ia]) - np.float64(x_val[ib])
-                ia += 1
-                ib += 1
-            if v != 0.0:
-                s = v * v
-                buf[m] = s
-                m += s != 0.0
-        out[p] = 0.0 if m == 0 else buf[0] + _pairwise(buf[1:m], stack, vals)
