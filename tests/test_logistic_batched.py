@@ -117,14 +117,14 @@ def _count_cg_products(monkeypatch):
     calls = []
     orig = _logistic._cg
 
-    def cg(hess_vec, rhs, precond, atol=0.0):
+    def cg(hess_vec, rhs, precond, atol=0.0, max_steps=None):
         n = [0]
 
         def counted(d, cols):
             n[0] += 1
             return hess_vec(d, cols)
 
-        x = orig(counted, rhs, precond, atol)
+        x = orig(counted, rhs, precond, atol, max_steps)
         calls.append(n[0])
         return x
 
@@ -300,7 +300,7 @@ def test_tail_operator_is_the_mean_weight_model(monkeypatch):
     Dn = rng.random((n, 3)) * 0.25 / n
     captured = {}
 
-    def cg(hess_vec, rhs, precond, atol=0.0):
+    def cg(hess_vec, rhs, precond, atol=0.0, max_steps=None):
         d = rng.normal(size=rhs.shape)
         captured["d"], captured["Hd"] = d, hess_vec(d, np.arange(rhs.shape[1]))
         return np.zeros_like(rhs)
@@ -318,3 +318,41 @@ def test_tail_operator_is_the_mean_weight_model(monkeypatch):
         expected[:a0, l] = Dn[:, l].sum() * pre.lam[:a0] * d[:a0, l]
         expected[:, l] += pen * (d[:, l] - pre.u * (pre.u @ d[:, l]))
     np.testing.assert_allclose(Hd, expected, rtol=1e-10, atol=1e-14)
+
+
+def _rare_label_problem(seed=21, n=600, p=40, L=4):
+    """Rare labels on many correlated inputs: curvature weights far from constant, so the CG needs many steps."""
+    rng = np.random.default_rng(seed)
+    Z = rng.random((n, p)) ** 3
+    W = rng.normal(size=(p, L)) * 3
+    S = (Z - Z.mean(axis=0)) @ W
+    Y = (S > np.quantile(S, 0.97, axis=0)).astype(np.uint8)
+    Y[rng.random((n, L)) < 0.01] ^= 1  # label noise: not separable
+    return Z, Y
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_cg_step_cap_of_small_and_large_problems(monkeypatch, large):
+    # Small problems cap each CG at _MAX_CG steps, large ones (float32 products) at
+    # _MAX_CG_LARGE. Each cap is respected, and either stops at the same optimum (the
+    # line search and the stopping test are the Newton iteration's, not the CG's).
+    Z, Y = _rare_label_problem()
+    labels = np.arange(Y.shape[1])
+    ref_coef, ref_b = _exact(Z, Y, labels, 1.0)
+    if large:  # with a head of 4 of the 41 eigen-directions (48 would be the exact Hessian here)
+        monkeypatch.setattr(_logistic, "_FLOAT32_FROM", 0)
+        monkeypatch.setattr(_logistic, "_HEAD", 4)
+    name = "_MAX_CG_LARGE" if large else "_MAX_CG"
+    steps = {}
+    for cap in (2, 200):
+        monkeypatch.setattr(_logistic, name, cap)
+        calls = _count_cg_products(monkeypatch)
+        coef, b, n_iter, nc, _ = fit_logistic_batched(Z, Y, labels, C=1.0, tol=1e-9, max_iter=300)
+        monkeypatch.setattr(_logistic, "_cg", _cg_orig)
+        assert nc == []
+        np.testing.assert_allclose(expit(Z @ coef.T + b), expit(Z @ ref_coef.T + ref_b), rtol=0, atol=1e-6)
+        steps[cap] = (max(calls), int(n_iter.max()))
+    assert steps[2][0] <= 2
+    # The problem needs more than 2 CG steps per Newton step, and a CG cut short costs Newton steps.
+    assert steps[200][0] > 2
+    assert steps[200][1] < steps[2][1]

@@ -73,8 +73,17 @@ _BATCH_BYTES = 512 * 2**20
 #: above it the diagonal of the Hessian is used instead.
 _EIGEN_MAX = 4096
 
-#: Conjugate-gradient steps per Newton step (per label).
+#: Conjugate-gradient steps per Newton step (per label), small problems.
 _MAX_CG = 25
+
+#: The same on large problems (float32 products). A CG cut short gives a poor
+#: Newton direction, and the Newton iteration then converges only linearly: IBLR
+#: (C = 1) on delicious (q = 983) needs 60-70 CG steps per label and Newton step
+#: with the head-block preconditioner, and capped at 25 took up to 228 Newton steps
+#: (148 s to tol 1e-8); capped at 150, at most 15 (76 s; probabilities within
+#: 2.6e-4 of the capped fit, both at tol). MLHiKNN's CGs stop below 25 anyway
+#: (bit-identical). Measured 2026-12-03, docs/iblr.md.
+_MAX_CG_LARGE = 150
 
 #: On large problems a CG stops once its residual is <= this times ``tol`` (2-norm,
 #: which bounds the largest component the stopping test reads): solving further
@@ -160,7 +169,9 @@ def fit_logistic_batched(
     # pay off on large problems; small ones keep the plain Newton-CG (there speed
     # does not matter, and their iterates stay those of the former solver).
     large = dtype == np.float32
-    precond = _Preconditioner(Z, pen, dtype, _HEAD if large else 0, _TAIL_EPS if large else 0.0)
+    precond = _Preconditioner(
+        Z, pen, dtype, _HEAD if large else 0, _TAIL_EPS if large else 0.0, _MAX_CG_LARGE if large else None
+    )
     atol = _CG_ATOL * tol if large else 0.0
     batch = max(1, _BATCH_BYTES // (8 * 8 * max(n, p + 1)))
     not_converged: list[int] = []
@@ -206,9 +217,12 @@ class _Preconditioner:
     used instead.
     """
 
-    def __init__(self, Z: MatrixLike, pen: float, dtype: Any, head: int = 0, tail_eps: float = 0.0) -> None:
+    def __init__(
+        self, Z: MatrixLike, pen: float, dtype: Any, head: int = 0, tail_eps: float = 0.0, max_cg: int | None = None
+    ) -> None:
         n, p = Z.shape
         self.pen = pen
+        self.max_cg = max_cg  # the CG's step cap (None: ``_MAX_CG``)
         self.tail_eps = tail_eps
         self.floor = max(pen, 1e-12)  # keeps the intercept direction (unpenalised) invertible
         self.eigen = p + 1 <= _EIGEN_MAX
@@ -390,7 +404,7 @@ class _Preconditioner:
                 Hd += pen * (d - np.outer(u, u @ d))
                 return Hd
 
-            return np.asarray(self.V @ _cg(hess_vec_rotated, self.V.T @ -g, self.apply, atol))
+            return np.asarray(self.V @ _cg(hess_vec_rotated, self.V.T @ -g, self.apply, atol, self.max_cg))
 
         def hess_vec(d: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
             dp = d.astype(Zp.dtype)
@@ -400,7 +414,7 @@ class _Preconditioner:
             Hd[p] = U.sum(axis=0, dtype=np.float64)
             return Hd
 
-        return _cg(hess_vec, -g, self.apply, atol)
+        return _cg(hess_vec, -g, self.apply, atol, self.max_cg)
 
 
 def _newton_cg(
@@ -468,6 +482,7 @@ def _cg(
     rhs: FloatArray,
     precond: Callable[[FloatArray, NDArray[np.intp]], FloatArray],
     atol: float = 0.0,
+    max_steps: int | None = None,
 ) -> FloatArray:
     """Preconditioned CG for ``H_l x_l = rhs_l``, column by column, all columns per product.
 
@@ -475,7 +490,7 @@ def _cg(
     product), ``precond(r, cols)`` the preconditioner's ``M^{-1} r``. Each
     column stops when its residual is below ``eta * |rhs|`` with the forcing
     term ``eta = min(0.5, sqrt(|rhs|))`` (superlinear convergence of the outer
-    Newton iteration), or after ``_MAX_CG`` steps.
+    Newton iteration), or after ``max_steps`` steps (None: ``_MAX_CG``).
     """
     x = np.zeros_like(rhs)
     norm0 = np.sqrt((rhs * rhs).sum(axis=0))
@@ -488,7 +503,7 @@ def _cg(
     zr = precond(rc, cols)
     d = zr.copy()
     rz = (rc * zr).sum(axis=0)
-    for _ in range(_MAX_CG):
+    for _ in range(_MAX_CG if max_steps is None else max_steps):
         if cols.size == 0:
             break
         Hd = hess_vec(d, cols)
