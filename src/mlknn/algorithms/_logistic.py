@@ -78,8 +78,8 @@ _MAX_CG = 25
 
 #: The same on large problems (float32 products). A CG cut short gives a poor
 #: Newton direction, and the Newton iteration then converges only linearly: IBLR
-#: (C = 1) on delicious (q = 983) needs 60-70 CG steps per label and Newton step
-#: with the head-block preconditioner, and capped at 25 took up to 228 Newton steps
+#: (C = 1) on delicious (q = 983) needs 22-72 CG steps per Newton step with the
+#: head-block preconditioner (24 labels at Newton step 6), and capped at 25 took up to 228 Newton steps
 #: (148 s to tol 1e-8); capped at 150, at most 15 (76 s; probabilities within
 #: 2.6e-4 of the capped fit, both at tol). MLHiKNN's CGs stop below 25 anyway
 #: (bit-identical). Measured 2026-12-03, docs/iblr.md.
