@@ -1,13 +1,13 @@
-"""BML-kNN (bounded ML-kNN) and the neighbourhood classifier NC: seed 002.
+"""BML-kNN (bounded ML-kNN) and the neighbourhood classifier NC: the BML-kNN paper.
 
-Seed 002, "A Neighborhood Model with Both Distance and Quantity Constraints for
+The BML-kNN paper, "A Neighborhood Model with Both Distance and Quantity Constraints for
 Multilabel Data". Notation: X the training set (m instances), L the labels, k the
 number of neighbours, delta the radius (called ``radius`` here, to keep ``delta``
 for DML-kNN's fuzziness), s the smoothing parameter, N_k(x) the k nearest
 neighbours of x, N_delta(x) = {y in X : 0 < d(x, y) <= delta} its
 delta-neighbourhood, and N_k(x) & N_delta(x) its "delta-kNNs" (section 2).
 
-Both classifiers are ML-kNN's MAP rule (seed 002, Table 1; Zhang and Zhou 2007)
+Both classifiers are ML-kNN's MAP rule (BML-kNN paper, Table 1; Zhang and Zhou 2007)
 over a different neighbourhood:
 
 * BML-kNN (Table 3): the delta-kNNs, i.e. those of the k nearest neighbours that
@@ -61,7 +61,7 @@ def _bounded_counts(
 class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     """Bounded ML-kNN: ML-kNN over the k nearest neighbours that lie within a radius.
 
-    Seed 002, Table 3. For each label l and each instance x, ``C(x)`` counts the
+    The BML-kNN paper, Table 3. For each label l and each instance x, ``C(x)`` counts the
     neighbours with label l among the delta-kNNs of x, the k nearest neighbours
     at distance ``<= radius`` (section 2: ``N_k(x) & N_delta(x)``). Everything
     else is ML-kNN:
@@ -125,7 +125,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         distances, not the secondary LS / MP / DSL dissimilarities), so one
         radius means the same with and without reduction; ``radius="auto"`` is
         the median primary distance to the k-th re-ranked neighbour. Our
-        extension: seed 002 does not combine BML-kNN with hubness reduction.
+        extension: the BML-kNN paper does not combine BML-kNN with hubness reduction.
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
         the estimator itself draws nothing.
@@ -162,7 +162,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     References
     ----------
     "A Neighborhood Model with Both Distance and Quantity Constraints for
-    Multilabel Data" (seed 002), Tables 1-3.
+    Multilabel Data", Tables 1-3.
 
     Examples
     --------
@@ -221,7 +221,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     """Neighbourhood classifier (NC): ML-kNN's MAP rule over all neighbours within a radius.
 
-    Seed 002, Table 2: the neighbourhood of x is ``N_delta(x)``, every training
+    The BML-kNN paper, Table 2: the neighbourhood of x is ``N_delta(x)``, every training
     instance (other than x) at distance ``<= radius``, however many; ``C(x)``
     counts those with label l. Prior, counters and MAP rule are those of
     :class:`BMLkNN` / ML-kNN, with the count ranging over ``0..J`` instead of
@@ -311,11 +311,11 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     43 % have more than 300 (a count then says little, and its bin holds few
     training instances): P@1 16 against ML-kNN's 41. L2-normalised features
     (TF-IDF, cosine) make the neighbourhoods comparable (P@1 55). Measured in
-    docs/extreme.md; the reading of seed 002 is unchanged.
+    docs/extreme.md; the reading of the BML-kNN paper is unchanged.
 
     References
     ----------
-    Seed 002, Table 2 (NC after its reference [31]).
+    The BML-kNN paper, Table 2 (NC after its reference [31]).
 
     Examples
     --------

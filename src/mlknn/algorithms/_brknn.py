@@ -1,7 +1,7 @@
 """BR-kNN, BR-kNN-a and BR-kNN-b (Spyromitros, Tsoumakas and Vlahavas 2008).
 
-Binary relevance with a kNN base learner, searched once for all labels. Seed 000
-compares DML-kNN with BR-kNN (Tables 4-10); seed 001 compares MLHiKNN with BRkNNa
+Binary relevance with a kNN base learner, searched once for all labels. Younes et al. (2011)
+compare DML-kNN with BR-kNN (Tables 4-10); Teng et al. (2025) compare MLHiKNN with BRkNNa
 (Tables 3, A2-A6) and with its hubness-reduced variants (Table 12).
 
 The default reading (``variant="paper"``) is the authors' own code in MULAN
@@ -65,7 +65,7 @@ class BRkNNa(BRkNN):
     metric : str, default="euclidean"
     n_jobs : int, optional
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
-        Seed 001's BRkNNa-ls, BRkNNa-mp, BRkNNa-dsl.
+        Teng et al.'s (2025) BRkNNa-ls, BRkNNa-mp, BRkNNa-dsl.
     variant : {"paper", "mulan", "skmultilearn"}, default="paper"
     random_state : int, RandomState instance or None, default=None
     weights : {"uniform", "distance"} or callable, default="uniform"

@@ -88,7 +88,7 @@ class BRkNN(KNNMultiLabelBase):
     n_jobs : int, optional
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
         Hubness reduction applied to every neighbour graph before the vote
-        (seed 001's BRkNNa-ls, -mp and -dsl; see :mod:`mlknn.hubness`).
+        (Teng et al.'s (2025) BRkNNa-ls, -mp and -dsl; see :mod:`mlknn.hubness`).
     variant : {"paper", "mulan"}, default="paper"
         Whose reading to compute (see above).
     random_state : int, RandomState instance or None, default=None

@@ -1,4 +1,4 @@
-"""DML-kNN, dependent multi-label kNN (Younes, Abdallah, Denoeux, Snoussi 2011): seed 000.
+"""DML-kNN, dependent multi-label kNN (Younes, Abdallah, Denoeux and Snoussi 2011).
 
 Notation follows the paper's Algorithm 1: n training instances, Q labels, k
 neighbours, s the smoothing parameter, delta the fuzziness parameter, c_x the
@@ -149,7 +149,7 @@ class DMLkNN(KNNMultiLabelBase):
         neighbour graph before the method reads it: the neighbourhoods are the k
         nearest by the secondary distance. None uses the plain distances.
     variant : {"paper", "mulan"}, default="paper"
-        Whose reading: the paper's (seed 000 as printed) or MULAN's
+        Whose reading: the paper's (Younes et al. 2011, as printed) or MULAN's
         ``mulan.classifier.lazy.DMLkNN`` (see the table above).
 
     Attributes
@@ -180,7 +180,7 @@ class DMLkNN(KNNMultiLabelBase):
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP
-    Journal on Advances in Signal Processing, 2011, Article ID 645964. Seed 000.
+    Journal on Advances in Signal Processing, 2011, Article ID 645964.
 
     Examples
     --------

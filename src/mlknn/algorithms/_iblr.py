@@ -1,8 +1,8 @@
-"""IBLR-ML and IBLR-ML+ (Cheng and Huellermeier 2009), used in seed 001.
+"""IBLR-ML and IBLR-ML+ (Cheng and Huellermeier 2009), used in Teng et al. (2025).
 
 Instance-based learning by logistic regression: for every label a logistic model
 whose inputs are the label frequencies among the k nearest neighbours of all q
-labels (IBLR-ML), optionally with the original features too (IBLR-ML+). Seed 001
+labels (IBLR-ML), optionally with the original features too (IBLR-ML+). Teng et al. (2025)
 compares MLHiKNN with IBLR (Tables 3, A2-A6, Figures 2-7; k = 20 there, k = 10
 "as in the prior literature").
 
@@ -56,7 +56,7 @@ class IBLR(KNNMultiLabelBase):
     ``omega_{+j}(x) = sum_{x' in N_k(x)} kappa(x, x') y_j(x')`` with the uniform
     kernel ``kappa = 1/k`` of the authors' implementation in MULAN. The paper's
     framework allows a distance-weighted kernel; it is **not** implemented here
-    (the experiments of the paper and of seed 001 use the uniform one). For the
+    (the experiments of the paper and of Teng et al. (2025) use the uniform one). For the
     training instances the neighbours come from the leave-one-out graph, so an
     instance's own labels never enter its meta-features (a duplicate of it at
     another index does, as in MULAN, whose Weka search skips the query object

@@ -59,8 +59,8 @@ def neighbor_label_counts(
 ) -> NDArray[np.int64] | NDArray[np.float64]:
     """Count, for every point and label, how many of its neighbours have the label.
 
-    This is the membership counting vector C_x of ML-kNN (seed 003 Knowl 11,
-    seed 004 step "C_x(l)"). Computed as one sparse-by-dense product, so memory is
+    This is the membership counting vector C_x of ML-kNN (Zhang and Zhou 2014;
+    Zhang and Zhou 2007, step "C_x(l)"). Computed as one sparse-by-dense product, so memory is
     O(n k + n q) and there is no Python loop over instances or labels.
 
     Parameters
@@ -113,7 +113,7 @@ def count_histograms(
 
     Returns ``c1[j, l]`` = number of training instances with label l whose count of
     l-labelled neighbours is j, and ``c0[j, l]`` the same for instances without l
-    (seed 004's c[j] and c'[j]).
+    (Zhang and Zhou's (2007) c[j] and c'[j]).
 
     Parameters
     ----------
@@ -299,7 +299,7 @@ def safe_ratio(num: ArrayLike, denom: ArrayLike) -> NDArray[np.float64]:
 def smoothed_likelihood(hist: NDArray[Any], s: float) -> NDArray[np.float64]:
     """ML-kNN's likelihood table ``(s + c[j]) / (s n_bins + sum_p c[p])``, column by column.
 
-    Seed 004 lines 11-13 (and seed 002 eqs 17-18) with ``n_bins = k + 1``:
+    Zhang and Zhou (2007) lines 11-13 (and the BML-kNN paper eqs 17-18) with ``n_bins = k + 1``:
     ``hist[j, l]`` counts the training instances (with, or without, label l)
     whose neighbourhood holds exactly j instances with l.
 
@@ -321,7 +321,7 @@ def smoothed_likelihood(hist: NDArray[Any], s: float) -> NDArray[np.float64]:
 def map_posterior(joint1: FloatArray, joint0: FloatArray, prior: FloatArray) -> NDArray[np.float64]:
     """Posterior ``joint1 / (joint1 + joint0)`` of a two-class MAP rule.
 
-    ``joint_b = P(H_b) P(E | H_b)`` (ML-kNN seed 004 line 18, DML-kNN eq 10,
+    ``joint_b = P(H_b) P(E | H_b)`` (ML-kNN, Zhang and Zhou 2007, line 18, DML-kNN eq 10,
     BML-kNN eq 19). Where both products are 0 (possible only with
     ``smoothing = 0``) the posterior is defined as the prior, as in Zhang's
     reference code.

@@ -1,6 +1,6 @@
-"""MLHiKNN: multi-label hubness information-based kNN (seed 001, Mathematics 2025).
+"""MLHiKNN: multi-label hubness information-based kNN (Teng et al., Mathematics 2025).
 
-Notation follows seed 001 section 3: D the training set (n = |D| instances), q
+Notation follows Teng et al. (2025) section 3: D the training set (n = |D| instances), q
 labels, k neighbours, ``O_k(x)`` the k-occurrence and ``O_k^l(x)`` the label
 k-occurrence of a training instance x, s the smoothing parameter, lambda the
 threshold parameter (here ``fuzziness``), beta the distance-weighting parameter.
@@ -53,7 +53,7 @@ LOGISTIC_MAX_ITER = 100
 LOGISTIC_TOL = 1e-8
 LOGISTIC_PARAMS: dict[str, float] = {"C": LOGISTIC_C, "max_iter": LOGISTIC_MAX_ITER, "tol": LOGISTIC_TOL}
 
-#: Seed 001 states lambda = 2 in section 3.2 (the fuzzy weight's example) and
+#: Teng et al. (2025) state lambda = 2 in section 3.2 (the fuzzy weight's example) and
 #: lambda = 3 in sections 4.1.2 and 4.5 (the experiments); the default follows
 #: the experiments (docs/mlhiknn.md).
 DEFAULT_FUZZINESS = 3.0
@@ -79,7 +79,7 @@ class MLHiKNN(KNNMultiLabelBase):
 
     **Logistic regression settings** (``LOGISTIC_PARAMS``). scikit-learn's
     ``LogisticRegression`` default model (L2 penalty, C = 1, with intercept), as
-    seed 001 says "other parameters followed the default settings". The problem
+    Teng et al. (2025) say "other parameters followed the default settings". The problem
     is strictly convex, so the solver does not change the model, only how
     exactly its optimum is reached. The q regressions share their inputs (the q
     relevance scores), so they are solved together by the batched Newton-CG of
@@ -96,15 +96,15 @@ class MLHiKNN(KNNMultiLabelBase):
 
     **Cost** (n training rows, k neighbours, q labels). The occurrence counts
     ``O_k``, ``O_k^l`` are one sparse product ``A^T Y`` with the leave-one-out
-    adjacency A (O(n k q), not seed 001's O(n^2 q)); memberships and relevance
+    adjacency A (O(n k q), not Teng et al.'s (2025) O(n^2 q)); memberships and relevance
     scores O(n k q); the regressions O(n q^2) per Newton-CG step over all labels
-    (seed 001's inherent n q^2 term; the former per-label Newton solver formed a
+    (Teng et al.'s (2025) inherent n q^2 term; the former per-label Newton solver formed a
     q x q Hessian per label and step, O(n q^3)). The relevance scores are dense
     (n, q), so MLHiKNN has no sparse-label path (``_supports_sparse_labels =
     False``): the base class refuses, before allocating, a Y whose dense form
     does not fit.
 
-    **lambda.** Seed 001 is inconsistent about its value: section 3.2 says
+    **lambda.** Teng et al. (2025) are inconsistent about its value: section 3.2 says
     "setting lambda = 2 yields good average performance", sections 4.1.2 and
     4.5 set lambda = 3 for the experiments (the default of the parameter
     analysis). ``fuzziness`` defaults to 3, the value of the experiments whose
@@ -131,16 +131,16 @@ class MLHiKNN(KNNMultiLabelBase):
       in eqs 9-10; "h1" / "d1" fix ``w_h`` / ``w_d`` at 1 in eq 5; "fo" drops the
       logistic regressions: ``predict_proba`` returns ``r^l`` and ``predict`` is
       ``r^l >= 0.5`` (Table 14's rule, >= not >).
-    * With ``hubness`` set (not part of seed 001, which names the combination as
+    * With ``hubness`` set (not part of Teng et al. (2025), who name the combination as
       future work), the neighbourhoods D_k and the k-occurrences come from the
       re-ranked graph, and ``w_d`` keeps the primary distance ``|t - x|`` of eq 20.
 
     Parameters
     ----------
     n_neighbors : int, default=20
-        k (seed 001 section 4.1.2).
+        k (Teng et al. 2025, section 4.1.2).
     fuzziness : float, default=3.0
-        lambda of eqs 15 and 19 (3 as in seed 001 sections 4.1.2 and 4.5;
+        lambda of eqs 15 and 19 (3 as in Teng et al. (2025) sections 4.1.2 and 4.5;
         section 3.2 says 2, see above), the threshold parameter: g(x) falls from 1 at
         ``O_k(x) = 1`` to 0 at ``O_k(x) >= lambda k``. Larger values keep more of
         each instance's own labels (``np.inf``: g = 1, crisp memberships, eq 29);
@@ -206,7 +206,7 @@ class MLHiKNN(KNNMultiLabelBase):
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), Algorithms 1-3, eqs 5-25, Table 14.
+    Learning", Mathematics 2025, Algorithms 1-3, eqs 5-25, Table 14.
 
     Examples
     --------

@@ -1,6 +1,6 @@
-"""ML-kNN (Zhang and Zhou 2007): seed 003 Knowl 11 and seed 004.
+"""ML-kNN (Zhang and Zhou 2007; the review of Zhang and Zhou 2014).
 
-Notation follows seed 004's pseudo-code: m training instances, k neighbours,
+Notation follows Zhang and Zhou's (2007) pseudo-code: m training instances, k neighbours,
 s the smoothing parameter, C_x(l) the number of x's neighbours that have label l,
 H_1^l / H_0^l the events "x has / has not label l", E_j^l "exactly j neighbours of
 x have label l".
@@ -44,7 +44,7 @@ class _BayesCountsMixin:
 
     Shared by :class:`MLkNN` (counts over the k nearest neighbours) and by
     :class:`~mlknn.algorithms._bmlknn.BMLkNN` / ``NeighborhoodClassifier`` (counts
-    over a bounded or radius neighbourhood, seed 002 Tables 2-3, which reuse
+    over a bounded or radius neighbourhood, the BML-kNN paper's Tables 2-3, which reuse
     ML-kNN's equations). Reads ``self.smoothing`` and ``self.n_labels_``.
 
     Counts are a dense (n, q) integer array (dense Y) or a canonical
@@ -68,9 +68,9 @@ class _BayesCountsMixin:
 
     def _fit_tables(self, counts: MatrixLike, Y: LabelMatrix, n_bins: int) -> None:
         s, m = float(self.smoothing), Y.shape[0]
-        # Seed 004 lines 1-3 (seed 002 eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m).
+        # Zhang and Zhou (2007) lines 1-3 (BML-kNN paper, eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m).
         self.prior_ = (s + label_frequencies(Y).astype(np.float64)) / (2 * s + m)
-        # Lines 4-13 (seed 002 steps 3-15, eqs 17-18): c[j], c'[j] and
+        # Lines 4-13 (BML-kNN paper, steps 3-15, eqs 17-18): c[j], c'[j] and
         # P(E_j^l | H_b^l) = (s + c[j]) / (s (k + 1) + sum_p c[p]).
         if sp.issparse(Y):
             c1, c0 = sparse_count_histograms(counts, Y, n_bins)
@@ -165,7 +165,7 @@ class _BayesCountsMixin:
 class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     """Multi-label k-nearest neighbours with a Bayesian (MAP) decision per label.
 
-    Training (seed 004, lines 1-13):
+    Training (Zhang and Zhou 2007, lines 1-13):
 
     * prior ``P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m)`` and
       ``P(H_0^l) = 1 - P(H_1^l)``;
@@ -203,14 +203,14 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     variant : {"paper", "skmultilearn", "mulan"}, default="paper"
         Which reading of ML-kNN:
 
-        * ``"paper"``: seed 004 as above.
+        * ``"paper"``: Zhang and Zhou (2007) as above.
         * ``"skmultilearn"``: scikit-multilearn's ``MLkNN``. Its training
           neighbourhoods contain each point itself (``ignore_first_neighbours=0``:
           the point, then its k - 1 nearest others), so the c-histograms count the
           point's own label; ``predict_proba`` is the unnormalised
           ``P(H_1) P(E_{C_t(l)} | H_1)``; ``predict`` is the MAP rule. With
           ``hubness`` the training neighbourhoods stay the reduced leave-one-out
-          ones (as the harness's ``mlknn:skml`` since seed 001's runs).
+          ones (as the harness's ``mlknn:skml`` since Teng et al.'s (2025) runs).
         * ``"mulan"``: MULAN's ``mulan.classifier.lazy.MLkNN`` (read from its
           source). Its equations are those of the paper (same prior, same
           smoothed c-histograms over leave-one-out neighbourhoods, confidence
@@ -249,7 +249,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     See Also
     --------
-    DMLkNN : ML-kNN with dependencies between labels (seed 000).
+    DMLkNN : ML-kNN with dependencies between labels (Younes et al. 2011).
     BRkNN : binary relevance kNN voting.
 
     Notes
@@ -273,7 +273,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "ML-KNN: A lazy learning approach to multi-label
-    learning", Pattern Recognition 40(7), 2007. Seed 003 (Knowl 11), seed 004.
+    learning", Pattern Recognition 40(7), 2007. Zhang and Zhou (2014), the review's ML-kNN section.
 
     Examples
     --------

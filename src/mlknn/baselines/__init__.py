@@ -1,7 +1,7 @@
-"""Classic multi-label baselines as scikit-learn estimators (seed 003, Knowl 6-17).
+"""Classic multi-label baselines as scikit-learn estimators (Zhang and Zhou 2014, from threshold calibration to MLLS).
 
 Problem transformation (a base ``estimator``; default a decision tree, the C4.5 /
-J48 stand-in of seed 001): :class:`BinaryRelevance`, :class:`ClassifierChain`,
+J48 stand-in of Teng et al. (2025)): :class:`BinaryRelevance`, :class:`ClassifierChain`,
 :class:`EnsembleClassifierChains`, :class:`LabelPowerset`, :class:`RAkEL`,
 :class:`RAkELd`, :class:`CalibratedLabelRanking`, :class:`StackedBinaryRelevance`,
 :class:`AdaBoostMH`.
@@ -9,7 +9,7 @@ J48 stand-in of seed 001): :class:`BinaryRelevance`, :class:`ClassifierChain`,
 Algorithm adaptation: :class:`MLDT`, :class:`RankSVM`, :class:`BPMLL`,
 :class:`MLRBF`, :class:`CML`, :class:`MLLS`.
 
-Threshold calibration (Knowl 6): :class:`ThresholdCalibration`.
+Threshold calibration (Zhang and Zhou 2014): :class:`ThresholdCalibration`.
 
 Every estimator takes ``fit(X, Y)`` with Y an (n, q) 0/1 matrix; ``predict``
 returns an (n, q) 0/1 array in Y's dtype and ``predict_proba`` one (n, q) array

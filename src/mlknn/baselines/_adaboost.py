@@ -1,8 +1,8 @@
-"""Real AdaBoost.MH with decision stumps (Schapire and Singer 2000; seed 003, Knowl 7).
+"""Real AdaBoost.MH with decision stumps (Schapire and Singer 2000; Zhang and Zhou 2014).
 
 AdaBoost.MH boosts one classifier g*(x, y_j) on the m q (instance, label) pairs of
-Knowl 7. This is the "real" variant that BoosTexter implements (the comparison of
-seed 002), with the weak learner BoosTexter uses for numeric features: a stump
+Zhang and Zhou's (2014) review. This is the "real" variant that BoosTexter implements (the comparison of
+the BML-kNN paper), with the weak learner BoosTexter uses for numeric features: a stump
 that splits the instances on one feature, ``x_f <= theta`` (block 0) or
 ``x_f > theta`` (block 1), and outputs a real confidence per (block, label):
 
@@ -113,7 +113,7 @@ def best_stump(Dp: Any, Dn: Any, order: Any, values: Any) -> Any:
 
 @cite
 class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
-    """Real AdaBoost.MH over (instance, label) pairs with decision stumps (Knowl 7).
+    """Real AdaBoost.MH over (instance, label) pairs with decision stumps (Zhang and Zhou 2014).
 
     See the module docstring for the algorithm. Deterministic: ties between
     stumps go to the lowest feature index, then the lowest threshold.
@@ -121,7 +121,7 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     Parameters
     ----------
     n_estimators : int, default=100
-        Boosting rounds T. (The seeds do not give BoosTexter's number of rounds.)
+        Boosting rounds T. (The papers do not give BoosTexter's number of rounds.)
     smoothing : float, default=None
         eps in the confidences; None: 1 / (m q).
 
@@ -150,7 +150,7 @@ class AdaBoostMH(DecisionScoresMixin, BaselineClassifier):
     R. E. Schapire and Y. Singer, "BoosTexter: a boosting-based system for text
     categorization", Machine Learning 39(2-3):135-168, 2000.
 
-    %(review)s, Knowl 7.
+    %(review)s, section on binary relevance and AdaBoost.MH.
 
     Examples
     --------

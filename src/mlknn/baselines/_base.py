@@ -54,7 +54,7 @@ _MAX_SEED = np.iinfo(np.int32).max
 #: Citations shared by several baselines' docstrings (``%(name)s`` there; see :func:`cite`).
 CITATIONS = {
     "review": 'M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",\n'
-              "    IEEE TKDE 26(8):1819-1837, 2014 (seed 003)",
+              "    IEEE TKDE 26(8):1819-1837, 2014",
     "elisseeff2002": 'A. Elisseeff and J. Weston, "A kernel method for multi-labelled\n'
                      '    classification", Advances in Neural Information Processing Systems 14\n'
                      "    (NIPS 2001), pp. 681-687, 2002.",
@@ -198,7 +198,7 @@ def class_one_proba(P: ArrayLike, classes: ArrayLike) -> NDArray[np.float64]:
 
 
 def default_tree(random_state: Any) -> Any:
-    """The C4.5 / J48 stand-in of seed 001: an unpruned CART tree (entropy is not
+    """The C4.5 / J48 stand-in of Teng et al. (2025): an unpruned CART tree (entropy is not
     used, scikit-learn's default gini criterion is kept)."""
     return DecisionTreeClassifier(random_state=random_state)
 

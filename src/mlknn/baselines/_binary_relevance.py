@@ -1,8 +1,8 @@
-"""Binary relevance (seed 003, Knowl 7): one binary problem per label.
+"""Binary relevance (Zhang and Zhou 2014, section on binary relevance and AdaBoost.MH): one binary problem per label.
 
 The base ``estimator`` defaults to scikit-learn's
 ``DecisionTreeClassifier(random_state=random_state)``, the stand-in for the C4.5 /
-J48 trees that seed 001 used with MULAN (an unpruned CART tree, not C4.5: the
+J48 trees that Teng et al. (2025) used with MULAN (an unpruned CART tree, not C4.5: the
 split criterion is Gini and there is no pessimistic pruning). A label that is
 constant in a training set is predicted as that constant: see
 :class:`mlknn.baselines._base.LabelClassifier`.
@@ -28,7 +28,7 @@ from ._base import (
 
 @cite
 class BinaryRelevance(BaselineClassifier):
-    """Binary relevance (Knowl 7): one independent binary classifier per label.
+    """Binary relevance (Zhang and Zhou 2014): one independent binary classifier per label.
 
     Fits scikit-learn's :class:`~sklearn.multioutput.MultiOutputClassifier` over
     the labels, with each label's classifier wrapped so that a constant label
@@ -39,9 +39,9 @@ class BinaryRelevance(BaselineClassifier):
     estimator : classifier, default=None
         Base binary learner B. None: ``DecisionTreeClassifier(random_state=random_state)``.
     t_criterion : bool, default=False
-        Knowl 7's T-criterion: when no label is predicted for an instance,
+        the review's binary relevance and AdaBoost.MH T-criterion: when no label is predicted for an instance,
         predict the one with the highest score. Off by default (MULAN's BR, used by
-        seed 001, does not apply it).
+        Teng et al. (2025) do not apply it).
     n_jobs : int, default=None
         Labels fitted in parallel (joblib).
     random_state : int, RandomState instance or None, default=None
@@ -68,14 +68,14 @@ class BinaryRelevance(BaselineClassifier):
     -----
     ``predict_proba`` is the base learner's P(label = 1) (the logistic of
     ``decision_function`` for learners without ``predict_proba``); ``predict`` is
-    the base learner's own prediction, as in Knowl 7 (``g_j(x) > 0``).
+    the base learner's own prediction, as in the review's section on binary relevance and AdaBoost.MH (``g_j(x) > 0``).
 
     References
     ----------
     M. R. Boutell, J. Luo, X. Shen and C. M. Brown, "Learning multi-label scene
     classification", Pattern Recognition 37(9):1757-1771, 2004.
 
-    %(review)s, Knowl 7.
+    %(review)s, section on binary relevance and AdaBoost.MH.
 
     Examples
     --------

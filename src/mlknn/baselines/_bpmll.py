@@ -1,4 +1,4 @@
-"""BP-MLL (seed 003, Knowl 14), with the stacking threshold model of Knowl 6.
+"""BP-MLL (Zhang and Zhou 2014), with the review's stacking threshold model.
 
 Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
@@ -30,7 +30,7 @@ def bpmll_loss_grad(
     shapes: Any,
     alpha: Any,
 ) -> Any:
-    """BP-MLL's global error (Knowl 14) plus ``alpha / 2 (||V||^2 + ||W||^2)`` and
+    """BP-MLL's global error (Zhang and Zhou 2014, section on BP-MLL) plus ``alpha / 2 (||V||^2 + ||W||^2)`` and
     its gradient, vectorised.
 
     The pairwise sum factorises: for instance i,
@@ -69,18 +69,18 @@ def bpmll_loss_grad(
 
 @cite
 class BPMLL(DecisionScoresMixin, BaselineClassifier):
-    """BP-MLL (Knowl 14, Zhang and Zhou 2006): one-hidden-layer tanh network
+    """BP-MLL (Zhang and Zhou 2014, section on BP-MLL, Zhang and Zhou 2006): one-hidden-layer tanh network
     trained on the pairwise exponential ranking loss, with the stacking threshold.
 
     The network is ``c = tanh(W^T tanh(V^T x + gamma) + theta)``; the loss is
     ``E = sum_i 1/(|Y_i||Ybar_i|) sum_{(j,k)} exp(-(c_j^i - c_k^i))`` plus the
-    weight decay ``alpha / 2 (||V||^2 + ||W||^2)``. Knowl 14's updates are
+    weight decay ``alpha / 2 (||V||^2 + ||W||^2)``. The review's BP-MLL updates are
     per-instance gradient steps; here the full-batch gradient (the sum of
     those per-instance terms, vectorised) is used by L-BFGS (``solver='lbfgs'``)
     or by plain gradient descent on the mean loss (``solver='gd'``: step
     ``learning_rate`` times the mean gradient, ``max_iter`` epochs).
 
-    ``predict`` applies the Knowl 6 threshold model t(x) fitted on the training
+    ``predict`` applies the review's stacking threshold model t(x) fitted on the training
     outputs: ``c_j > t(x)``. ``decision_function`` is ``c - t(x)``,
     ``predict_proba`` is ``logistic(c - t(x))`` (a monotone score, not a
     probability) and ``label_scores`` the raw outputs c in [-1, 1].
@@ -89,7 +89,7 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
     ----------
     hidden_layer_size : int, default=None
         s. None: 20% of the number of features (at least 1), the BP-MLL paper's
-        setting as we know it (the seeds give none).
+        setting as we know it (the papers give none).
     alpha : float, default=10.0
         Weight decay, added to the summed (not averaged) pairwise loss. Chosen by
         5-fold cross-validation on the training halves of emotions and yeast over
@@ -132,7 +132,7 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
     M.-L. Zhang and Z.-H. Zhou, "Multilabel neural networks with applications to
     functional genomics and text categorization", IEEE TKDE 18(10):1338-1351, 2006.
 
-    %(review)s, Knowl 14.
+    %(review)s, section on BP-MLL.
 
     Examples
     --------

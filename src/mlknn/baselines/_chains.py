@@ -1,4 +1,4 @@
-"""Classifier chains and their ensemble (seed 003, Knowl 8).
+"""Classifier chains and their ensemble (Zhang and Zhou 2014, section on classifier chains).
 
 Base estimator and constant labels as in :mod:`._binary_relevance`.
 """
@@ -41,7 +41,7 @@ def _check_order(order: Any, n_labels: int) -> Any:
 
 @cite
 class ClassifierChain(BaselineClassifier):
-    """Classifier chain (Knowl 8): label tau(j) is learnt from ``[x, y_tau(1..j-1)]``.
+    """Classifier chain (Zhang and Zhou 2014): label tau(j) is learnt from ``[x, y_tau(1..j-1)]``.
 
     Training appends the true preceding labels; prediction appends the chain's
     own 0/1 predictions. Fitted by scikit-learn's
@@ -80,7 +80,7 @@ class ClassifierChain(BaselineClassifier):
     ----------
     %(read2011)s
 
-    %(review)s, Knowl 8.
+    %(review)s, section on classifier chains.
 
     Examples
     --------
@@ -119,7 +119,7 @@ class ClassifierChain(BaselineClassifier):
 
 @cite
 class EnsembleClassifierChains(BaselineClassifier):
-    """Ensemble of classifier chains (Knowl 8).
+    """Ensemble of classifier chains (Zhang and Zhou 2014, section on classifier chains).
 
     ``n_estimators`` chains, each with a random label order, trained on a bootstrap
     replica (``bootstrap=True``: ``|D^(r)| = |D|`` with replacement) or a
@@ -131,13 +131,13 @@ class EnsembleClassifierChains(BaselineClassifier):
     estimator : classifier, default=None
         None: a decision tree (seeded per chain).
     n_estimators : int, default=10
-        Number of chains (MULAN's default, used by seed 001).
+        Number of chains (MULAN's default, used by Teng et al. (2025)).
     bootstrap : bool, default=True
-        Sample with replacement (seed 001: "sampling with replacement ... 100% of
+        Sample with replacement (Teng et al. (2025): "sampling with replacement ... 100% of
         the instances").
     max_samples : int, float or None, default=None
         Sample size: a float in (0, 1] is a fraction of n, an int a count. None:
-        1.0 with bootstrap, 0.67 without (Knowl 8).
+        1.0 with bootstrap, 0.67 without (Zhang and Zhou 2014, section on classifier chains).
     voting : {'hard', 'soft'}, default='hard'
         'hard': the score of a label is the fraction of chains that predict it;
         'soft': the mean of the chains' P(label = 1).
@@ -167,7 +167,7 @@ class EnsembleClassifierChains(BaselineClassifier):
     ----------
     %(read2011)s
 
-    %(review)s, Knowl 8.
+    %(review)s, section on classifier chains.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Calibrated label ranking (seed 003, Knowl 9): pairwise comparisons plus a virtual label.
+"""Calibrated label ranking (Zhang and Zhou 2014): pairwise comparisons plus a virtual label.
 
 Base estimator and constant labels (of a pairwise subset too) as in
 :mod:`._binary_relevance`.
@@ -24,12 +24,12 @@ from ._base import (
 
 @cite
 class CalibratedLabelRanking(BaselineClassifier):
-    """Calibrated label ranking (Knowl 9): q(q-1)/2 pairwise classifiers plus q
+    """Calibrated label ranking (Zhang and Zhou 2014): q(q-1)/2 pairwise classifiers plus q
     classifiers against the virtual label y_V.
 
     ``g_jk`` is trained on the instances where exactly one of y_j, y_k is relevant,
     with target 1 when it is y_j; ``g_jV`` is the binary-relevance classifier of
-    y_j. Votes (``voting='hard'``, Knowl 9):
+    y_j. Votes (``voting='hard'``, the review's section on calibrated label ranking):
 
     * ``zeta(x, y_j) = sum_{k<j} [g_kj(x) <= 0] + sum_{k>j} [g_jk(x) > 0] + [g_jV(x) > 0]``
     * ``zeta(x, y_V) = sum_j [g_jV(x) <= 0]``
@@ -75,7 +75,7 @@ class CalibratedLabelRanking(BaselineClassifier):
     classification via calibrated label ranking", Machine Learning 73(2):133-153,
     2008.
 
-    %(review)s, Knowl 9.
+    %(review)s, section on calibrated label ranking.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""CML, the collective multi-label classifier (seed 003, Knowl 15).
+"""CML, the collective multi-label classifier (Zhang and Zhou 2014, section on CML).
 
 Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
@@ -25,7 +25,7 @@ CML_MAX_ALL_LABELS = 12
 
 
 def pair_features(S: NDArray[Any]) -> SparseMatrix:
-    """Knowl 15's label-pair indicators for label sets S (K, q) as a sparse (K, 4 P)
+    """The review's CML label-pair indicators for label sets S (K, q) as a sparse (K, 4 P)
     matrix, P = q (q - 1) / 2: column ``4 p + 2 y_j1 + y_j2`` is 1 for pair p = (j1, j2)."""
     S = np.asarray(S, dtype=np.intp)
     K, q = S.shape
@@ -60,7 +60,7 @@ def cml_loss_grad(
     counts: Any,
     inv_var: Any,
 ) -> Any:
-    """CML's negative penalised log-likelihood (Knowl 15) over the label sets S and
+    """CML's negative penalised log-likelihood (Zhang and Zhou 2014, section on CML) over the label sets S and
     its gradient.
 
     ``params`` is ``[W.ravel(), b, pair_coef]``; S (K, q) float 0/1 label sets;
@@ -95,12 +95,12 @@ def cml_loss_grad(
 
 @cite
 class CML(BaselineClassifier):
-    """Collective multi-label classifier (Knowl 15, Ghamrawi and McCallum 2005).
+    """Collective multi-label classifier (Zhang and Zhou 2014, section on CML, Ghamrawi and McCallum 2005).
 
     A conditional maximum-entropy model over label vectors,
     ``p(y | x) = exp(sum_j [y_j = 1] (<w_j, x> + b_j) + sum_{j1<j2} theta_{j1 j2}(y_j1, y_j2)) / Z(x)``,
     with the d q feature-label constraints (plus a bias per label) and the
-    4 C(q, 2) label-pair constraints of Knowl 15, a Gaussian prior
+    4 C(q, 2) label-pair constraints of the review's section on CML, a Gaussian prior
     N(0, ``prior_variance``) on every parameter, fitted by L-BFGS on the penalised
     log-likelihood (vectorised gradient).
 
@@ -116,7 +116,7 @@ class CML(BaselineClassifier):
     Parameters
     ----------
     prior_variance : float, default=0.01
-        epsilon^2 of Knowl 15. The review gives no value; 0.01 was chosen by 5-fold
+        epsilon^2 of the review's section on CML. The review gives no value; 0.01 was chosen by 5-fold
         cross-validation on the training halves of emotions and yeast over
         {0.001, 0.003, 0.01, 0.03, 0.1, 1, 10} (docs/baselines.md). The unary
         feature weights live on the scale of standardised features.
@@ -147,7 +147,7 @@ class CML(BaselineClassifier):
     N. Ghamrawi and A. McCallum, "Collective multi-label classification",
     CIKM 2005, pp. 195-200.
 
-    %(review)s, Knowl 15.
+    %(review)s, section on CML.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""ML-DT, the multi-label decision tree (seed 003, Knowl 12)."""
+"""ML-DT, the multi-label decision tree (Zhang and Zhou 2014, section on ML-DT)."""
 
 
 from typing import Any
@@ -13,7 +13,7 @@ from ._base import POSITIVE_INT, BaselineClassifier, cite, class_one_proba
 
 @cite
 class MLDT(BaselineClassifier):
-    """Multi-label decision tree (Knowl 12, Clare and King 2001).
+    """Multi-label decision tree (Zhang and Zhou 2014, section on ML-DT, Clare and King 2001).
 
     Splits maximise the information gain of the multi-label entropy
     ``MLEnt(T) = sum_j -p_j log2 p_j - (1 - p_j) log2(1 - p_j)``; a leaf predicts
@@ -22,7 +22,7 @@ class MLDT(BaselineClassifier):
     scikit-learn's multi-output ``DecisionTreeClassifier(criterion="entropy")``
     is exactly this tree: its impurity of a node is the mean over outputs of the
     binary entropies, i.e. ``MLEnt(T) / q``, so its impurity decrease is the IG of
-    Knowl 12 divided by the constant q and selects the same split (thresholds are
+    The review's section on ML-DT divided by the constant q and selects the same split (thresholds are
     midpoints between consecutive distinct values); its prediction per output is
     the majority class of the leaf, i.e. ``p_j > 0.5`` (a tie at 0.5 predicts 0).
     That tree is fitted here; ties between equally good splits are broken by the
@@ -59,7 +59,7 @@ class MLDT(BaselineClassifier):
     A. Clare and R. D. King, "Knowledge discovery in multi-label phenotype data",
     PKDD 2001, LNCS 2168, pp. 42-53.
 
-    %(review)s, Knowl 12.
+    %(review)s, section on ML-DT.
 
     Examples
     --------

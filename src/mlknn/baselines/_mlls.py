@@ -1,4 +1,4 @@
-"""MLLS, multi-label least squares with a shared subspace (seed 003, Knowl 16).
+"""MLLS, multi-label least squares with a shared subspace (Zhang and Zhou 2014, section on MLLS).
 
 Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
@@ -17,11 +17,11 @@ from ._base import POSITIVE_INT, BaselineClassifier, DecisionScoresMixin, cite, 
 
 @cite
 class MLLS(DecisionScoresMixin, BaselineClassifier):
-    """Multi-label least squares with a shared subspace (Knowl 16, Ji et al. 2008).
+    """Multi-label least squares with a shared subspace (Zhang and Zhou 2014, section on MLLS, Ji et al. 2008).
 
     Minimises ``1/m ||X U - Y||_F^2 + alpha ||U - Theta^T V||_F^2 + beta ||U||_F^2``
     over U, V and an orthonormal Theta (r x d), with targets Y in {-1, +1}, in
-    closed form (Knowl 16):
+    closed form (Zhang and Zhou 2014, section on MLLS):
 
     * ``M = X^T X / m + (alpha + beta) I``, ``S1 = I - alpha M^-1``,
       ``S2 = M^-1 X^T Y Y^T X M^-1``;
@@ -77,7 +77,7 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
     S. Ji, L. Tang, S. Yu and J. Ye, "Extracting shared subspace for multi-label
     classification", KDD 2008, pp. 381-389.
 
-    %(review)s, Knowl 16.
+    %(review)s, section on MLLS.
 
     Examples
     --------
@@ -145,7 +145,7 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
         self.intercept_ = tmean - mu @ U
 
     def objective(self, X: MatrixLike, Y: NDArray[Any], U: NDArray[Any], Theta: NDArray[Any]) -> float:
-        """Knowl 16's objective at ``V = Theta U`` (for tests); X centred by the caller.
+        """The review's MLLS objective at ``V = Theta U`` (for tests); X centred by the caller.
 
         Parameters
         ----------

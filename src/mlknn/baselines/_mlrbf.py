@@ -1,4 +1,4 @@
-"""ML-RBF (Zhang 2009; seed 000's comparison).
+"""ML-RBF (Zhang 2009; Younes et al.'s (2011) comparison).
 
 Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline.
 """
@@ -31,8 +31,8 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
       relevant) / -1 (irrelevant) by SVD (``numpy.linalg.lstsq``).
     * ``predict`` is output > 0; ``predict_proba`` is ``logistic(2 output)``.
 
-    Seed 000 set the fraction to 0.01 "as used in [Zhang 2009]"; the value of the
-    scaling factor mu did not survive the text extraction of seed 000 ("and the
+    Younes et al. (2011) set the fraction to 0.01 "as used in [Zhang 2009]"; the value of the
+    scaling factor mu did not survive the text extraction of Younes et al. (2011) ("and the
     scaling factor to" is followed by nothing), and Zhang (2009) is not among
     the sources. The default 2.0 was chosen by 5-fold cross-validation on the
     training halves of emotions and yeast over mu in {0.5, 1, 2, 4} (mean
@@ -68,7 +68,7 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
     References
     ----------
     M.-L. Zhang, "ML-RBF: RBF neural networks for multi-label learning", Neural
-    Processing Letters 29(2):61-74, 2009. Seed 000 (its comparison).
+    Processing Letters 29(2):61-74, 2009. Compared against in Younes et al. (2011).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Label powerset and RAkEL, random and disjoint (seed 003, Knowl 10; seed 001's RAkELd).
+"""Label powerset and RAkEL, random and disjoint (Zhang and Zhou 2014, section on RAkEL; Teng et al.'s (2025) RAkELd).
 
 Base estimator and constant labels as in :mod:`._binary_relevance`.
 """
@@ -60,7 +60,7 @@ def _powerset_outputs(
 @cite
 class LabelPowerset(BaselineClassifier):
     """Label powerset: one multi-class problem whose classes are the label sets seen
-    in training (the building block of RAkEL, Knowl 10).
+    in training (the building block of RAkEL, the review's section on RAkEL).
 
     ``predict`` returns the label set of the predicted class (so it never predicts
     a label set that was not seen in training); ``predict_proba`` returns the
@@ -96,7 +96,7 @@ class LabelPowerset(BaselineClassifier):
     G. Tsoumakas and I. Katakis, "Multi-label classification: an overview",
     International Journal of Data Warehousing and Mining 3(3):1-13, 2007.
 
-    %(review)s, Knowl 10.
+    %(review)s, section on RAkEL.
 
     Examples
     --------
@@ -145,7 +145,7 @@ def _draw_labelsets(rng: np.random.RandomState, q: int, k: int, n: int) -> NDArr
 
 @cite
 class RAkEL(BaselineClassifier):
-    """Random k-labelsets, overlapping version (Knowl 10).
+    """Random k-labelsets, overlapping version (Zhang and Zhou 2014, section on RAkEL).
 
     ``n_estimators`` distinct random k-labelsets, a label powerset model on each;
     for label y_j, ``tau_j`` counts the models whose labelset contains it and
@@ -158,9 +158,9 @@ class RAkEL(BaselineClassifier):
     estimator : classifier, default=None
         Multi-class learner M. None: a decision tree (seeded per model).
     labelset_size : int, default=3
-        k (Knowl 10 and seed 001). Capped at q.
+        k (Zhang and Zhou 2014, section on RAkEL and Teng et al. 2025). Capped at q.
     n_estimators : int, default=None
-        n. None: ``min(2 q, C(q, k))`` (Knowl 10's n = 2q, at most the number of
+        n. None: ``min(2 q, C(q, k))`` (the review's RAkEL n = 2q, at most the number of
         distinct k-labelsets). An explicit value must be <= C(q, k).
     voting : {'hard', 'soft'}, default='hard'
         'soft' replaces the 0/1 votes by each model's marginal P(y_j = 1).
@@ -189,7 +189,7 @@ class RAkEL(BaselineClassifier):
 
     Notes
     -----
-    A label covered by no labelset (tau_j = 0; Knowl 10 leaves mu/tau undefined)
+    A label covered by no labelset (tau_j = 0; the review's section on RAkEL leaves mu/tau undefined)
     gets its training frequency as score.
 
     References
@@ -197,7 +197,7 @@ class RAkEL(BaselineClassifier):
     G. Tsoumakas, I. Katakis and I. Vlahavas, "Random k-labelsets for multilabel
     classification", IEEE TKDE 23(7):1079-1089, 2011.
 
-    %(review)s, Knowl 10.
+    %(review)s, section on RAkEL.
 
     Examples
     --------

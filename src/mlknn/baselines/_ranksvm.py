@@ -1,4 +1,4 @@
-"""Rank-SVM (seed 003, Knowl 13), with the stacking threshold model of Knowl 6.
+"""Rank-SVM (Zhang and Zhou 2014), with the review's stacking threshold model.
 
 Sensitive to feature scales: put it behind a ``StandardScaler`` in a pipeline,
 as the benchmark in docs/baselines.md does.
@@ -98,13 +98,13 @@ def ranksvm_loss_grad(
 
 @cite
 class RankSVM(DecisionScoresMixin, BaselineClassifier):
-    """Rank-SVM (Knowl 13, Elisseeff and Weston 2002) with its stacking threshold.
+    """Rank-SVM (Zhang and Zhou 2014, section on Rank-SVM, Elisseeff and Weston 2002) with its stacking threshold.
 
     Minimises, over q linear scorers ``f_j(x) = <w_j, phi(x)> + b_j``::
 
         sum_j ||w_j||^2 + C sum_i 1/(|Y_i| |Ybar_i|) sum_{(j, k) in Y_i x Ybar_i} l(f_j(x_i) - f_k(x_i))
 
-    with l the hinge ``max(0, 1 - z)`` (the slack of Knowl 13's QP at its optimum).
+    with l the hinge ``max(0, 1 - z)`` (the slack of the review's Rank-SVM QP at its optimum).
 
     **Solver (a documented reformulation, not the dual QP).** The QP is solved in
     the primal, without slack variables, by L-BFGS (``scipy.optimize.minimize``)
@@ -119,7 +119,7 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     primal in that map is the exact kernel problem; with fewer it is a low-rank
     approximation. The map costs O(m n_components) memory.
 
-    **Threshold.** The stacking threshold model of Knowl 6 is fitted on the
+    **Threshold.** The stacking threshold model of the review's section on threshold calibration is fitted on the
     training scores: ``predict`` is ``f_j(x) > t(x) = <w*, f(x)> + b*``.
     ``decision_function`` is ``f(x) - t(x)`` (positive for the predicted labels,
     as scikit-learn expects), ``predict_proba`` is ``logistic(f(x) - t(x))`` (a
@@ -132,8 +132,8 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     ----------
     C : float, default=1.0
     kernel : {'linear', 'poly', 'rbf'}, default='linear'
-        Seed 000 used a polynomial kernel ("as reported in [Elisseeff and
-        Weston]"; the degree is not given in the seed).
+        Younes et al. (2011) used a polynomial kernel ("as reported in [Elisseeff and
+        Weston]"; the degree is not given in the paper).
     degree : int, default=2
     gamma : float, default=None
         Kernel coefficient (scikit-learn's default: 1 / n_features).
@@ -171,7 +171,7 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     ----------
     %(elisseeff2002)s
 
-    %(review)s, Knowl 13.
+    %(review)s, section on Rank-SVM.
 
     Examples
     --------

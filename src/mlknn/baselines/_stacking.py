@@ -1,4 +1,4 @@
-"""Stacked binary relevance (seed 003, Knowl 7 / 17: stacked aggregation).
+"""Stacked binary relevance (Zhang and Zhou 2014: stacked aggregation).
 
 Base estimator and constant labels as in :mod:`._binary_relevance`.
 """
@@ -27,7 +27,7 @@ from ._binary_relevance import BinaryRelevance
 
 @cite
 class StackedBinaryRelevance(BaselineClassifier):
-    """Stacked binary relevance ("stacked aggregation", Knowl 7 / 17; Godbole and
+    """Stacked binary relevance ("stacked aggregation", the review's binary relevance section and summary; Godbole and
     Sarawagi's 2BR).
 
     Level 1 is binary relevance on x. Level 2 is binary relevance on
@@ -73,7 +73,7 @@ class StackedBinaryRelevance(BaselineClassifier):
     S. Godbole and S. Sarawagi, "Discriminative methods for multi-labeled
     classification", PAKDD 2004, LNCS 3056, pp. 22-30.
 
-    %(review)s, Knowl 7 and 17.
+    %(review)s, the review's sections on binary relevance and its summary.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The stacking threshold model of seed 003, Knowl 6 (Elisseeff and Weston 2002).
+"""The stacking threshold model of Zhang and Zhou's (2014) review (Elisseeff and Weston 2002).
 
 For real-valued scores ``f(x) = (f(x, y_1), ..., f(x, y_q))`` the threshold is a
 linear function of the scores, ``t(x) = <w*, f(x)> + b*``, fitted by least squares
@@ -6,8 +6,8 @@ to per-instance target thresholds
 
     s(x_i) = argmin_a |{y_j in Y_i : f(x_i, y_j) <= a}| + |{y_k not in Y_i : f(x_i, y_k) >= a}|
 
-and the bipartition is ``{y_j : f(x, y_j) > t(x)}``. Used by Rank-SVM (Knowl 13),
-BP-MLL (Knowl 14) and :class:`~mlknn.baselines.ThresholdCalibration`.
+and the bipartition is ``{y_j : f(x, y_j) > t(x)}``. Used by Rank-SVM (Zhang and Zhou 2014, section on Rank-SVM),
+BP-MLL (Zhang and Zhou 2014, section on BP-MLL) and :class:`~mlknn.baselines.ThresholdCalibration`.
 
 Choices the review leaves open (documented in docs/baselines.md):
 
@@ -48,7 +48,7 @@ def _cut_points(F: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[np.float64],
 
 
 def threshold_targets(F: NDArray[Any], Y: NDArray[Any]) -> NDArray[np.float64]:
-    """Target thresholds s(x_i) of Knowl 6, one per row of ``F``.
+    """Target thresholds s(x_i) of the review's section on threshold calibration, one per row of ``F``.
 
     Parameters
     ----------
@@ -82,7 +82,7 @@ def threshold_targets(F: NDArray[Any], Y: NDArray[Any]) -> NDArray[np.float64]:
 
 
 def fit_threshold_model(F: NDArray[Any], Y: NDArray[Any]) -> tuple[NDArray[np.float64], float]:
-    """Least-squares ``(w*, b*)`` of Knowl 6.
+    """Least-squares ``(w*, b*)`` of the review's section on threshold calibration.
 
     Returns
     -------
@@ -104,7 +104,7 @@ def apply_threshold(F: NDArray[Any], coef: NDArray[np.float64], intercept: float
 def threshold_margin(F: NDArray[Any], coef: NDArray[np.float64], intercept: float) -> NDArray[np.float64]:
     """``f(x, y_j) - t(x)`` for each row of ``F``: positive exactly where ``f > t``; shape (n, q).
 
-    The decision score of the estimators that end in the Knowl 6 threshold
+    The decision score of the estimators that end in the review's threshold-calibration
     model (Rank-SVM, BP-MLL, ThresholdCalibration).
     """
     F = np.asarray(F, dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Threshold calibration of any multi-label scorer (seed 003, Knowl 6).
+"""Threshold calibration of any multi-label scorer (Zhang and Zhou 2014, section on threshold calibration).
 
 Wraps an estimator's real-valued label scores with the stacking threshold model
 of :mod:`._threshold` (Elisseeff and Weston 2002).
@@ -52,9 +52,9 @@ def multilabel_scores(
 
 @cite
 class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
-    """Stacking threshold calibration (Knowl 6) around any multi-label scorer.
+    """Stacking threshold calibration (Zhang and Zhou 2014) around any multi-label scorer.
 
-    Fits ``estimator``, takes its training scores f(x_i) (in-sample, as Knowl 6,
+    Fits ``estimator``, takes its training scores f(x_i) (in-sample, as the review's section on threshold calibration,
     Rank-SVM and BP-MLL do, or cross-validated with ``cv``), computes each
     instance's error-minimising threshold s(x_i) and fits
     ``t(x) = <w*, f(x)> + b*`` by least squares; predicts
@@ -107,7 +107,7 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
     ----------
     %(elisseeff2002)s
 
-    %(review)s, Knowl 6.
+    %(review)s, section on threshold calibration.
 
     Examples
     --------

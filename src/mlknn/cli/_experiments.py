@@ -83,7 +83,7 @@ def comparison_table(rows: Sequence[Mapping[str, Any]], title: str) -> Table:
 
 
 def reproduce_command(
-    preset: str = typer.Argument(..., help="mlhiknn2025 (seed 001), dmlknn2011 (seed 000) or bmlknn (seed 002)."),
+    preset: str = typer.Argument(..., help="mlhiknn2025, dmlknn2011 or bmlknn (BML-kNN paper)."),
     datasets: str = typer.Option(None, "--datasets", help="Comma-separated datasets (default: all of the paper's found in $MLKNN_DATA)."),
     quick: bool = typer.Option(False, "--quick", help="Fewer repetitions of the protocol."),
     tables: str = typer.Option(None, "--tables", help="Published tables to reproduce, e.g. 3,12,15 (default: the main one(s))."),

@@ -1,6 +1,6 @@
 """``mlknn hubness NAME [--k 10]``: S_k, H_occ^k and A_occ^k of a dataset.
 
-The measures of seed 001's Table 1 (eqs 1, 26, 27), from the exact k-NN graph of
+The measures of Teng et al.'s (2025) Table 1 (eqs 1, 26, 27), from the exact k-NN graph of
 the dataset's features as loaded (no scaling), Euclidean metric: leave-one-out by
 default, or with each point as its own first neighbour (``--include-self``, the
 convention that reproduces Table 1's values).
@@ -30,15 +30,15 @@ def format_hubness_table(name: str, stats: HubnessStats, include_self: bool = Fa
 
 def hubness_command(
     name_or_path: str = typer.Argument(..., help="Dataset name (MANIFEST in $MLKNN_DATA) or path to an .arff file."),
-    k: int = typer.Option(10, "--k", "-k", min=1, help="Number of neighbours k (Table 1 of seed 001 uses 10)."),
+    k: int = typer.Option(10, "--k", "-k", min=1, help="Number of neighbours k (Teng et al. 2025 use 10)."),
     include_self: bool = typer.Option(
         False,
         "--include-self",
         help="Count each point as its own first neighbour (k - 1 others), the convention that "
-        "reproduces seed 001's Table 1; default: the leave-one-out definition of the text.",
+        "reproduces Teng et al.'s (2025) Table 1; default: the leave-one-out definition of the text.",
     ),
 ) -> HubnessStats:
-    """Print the hubness of a dataset: S_k, H_occ and A_occ (seed 001, Table 1)."""
+    """Print the hubness of a dataset: S_k, H_occ and A_occ (Teng et al. 2025, Table 1)."""
     from ..datasets import load
     from ..hubness import hubness_stats
 

@@ -1,6 +1,6 @@
 """``mlknn run``: one quick run, or an experiment grid into a results database.
 
-* ``mlknn run`` (no dataset): the built-in simulated data of seed 000, one
+* ``mlknn run`` (no dataset): the built-in simulated data of Younes et al. (2011), one
   algorithm, prints every metric. ``--data NAME --algorithm A --k 10``: the
   same on one dataset (its fixed train/test split when it has one).
 * ``mlknn run DATASET... --db FILE [--algorithms A,B --protocol 5x2 --k 10,20
@@ -47,7 +47,7 @@ def _load_fixed_split(train_path: str, test_path: str) -> _Split:
 def load_split(data_name: str | None, random_state: int = 0, test: str | None = None) -> _Split:
     """Train/test data for a CLI run.
 
-    No name: the simulated 2-D dataset of seed 000 (no files needed), split 50/50.
+    No name: the simulated 2-D dataset of Younes et al. (2011) (no files needed), split 50/50.
     A name or path with ``test``: that file as the test part. A name or path alone:
     the source's fixed train/test split when it has one, else a seeded 50/50 split.
 

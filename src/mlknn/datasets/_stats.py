@@ -1,7 +1,7 @@
 """Multi-label dataset indicators (label cardinality, density, diversity).
 
-Definitions follow Zhang and Zhou's review (seed 003, "Knowl 1") and the
-MLHiKNN paper (seed 001, Table 1): LCard is the mean number of relevant labels
+Definitions follow Zhang and Zhou's (2014) review (its problem setting) and the
+MLHiKNN paper (Teng et al. 2025, Table 1): LCard is the mean number of relevant labels
 per instance, LDen = LCard / q, LDiv the number of distinct label sets and
 PLDiv = LDiv / n.
 """
@@ -80,7 +80,7 @@ def dataset_stats(Y: MatrixLike, X: MatrixLike | None = None) -> DatasetStats:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 1
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on problem setting
     (label cardinality, density and diversity).
 
     Examples

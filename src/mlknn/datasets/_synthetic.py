@@ -117,7 +117,7 @@ def make_simulated_2d(
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 4.3 and Table 1.
+    Adv. Signal Process., 2011, section 4.3 and Table 1.
 
     Examples
     --------

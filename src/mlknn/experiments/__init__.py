@@ -8,7 +8,7 @@
   and recording the warnings each cell raised (:meth:`ResultsDB.warnings`).
   A sparse (CSR) label matrix stays sparse throughout.
 * :mod:`mlknn.experiments` presets (:data:`PRESETS`, :func:`reproduce`) rerun the
-  seeds' protocols and compare with their published tables.
+  papers' protocols and compare with their published tables.
 
 See docs/experiments.md and docs/reproduction.md.
 """

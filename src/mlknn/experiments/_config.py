@@ -44,7 +44,7 @@ VARIANTS: dict[tuple[str, str], str] = {
         "its k neighbours when the likelihoods are estimated, and predict_proba returns the "
         "unnormalised prior x likelihood P(H1) P(E|H1) instead of the posterior. With hubness= "
         "the training neighbourhoods are the reduced leave-one-out graph (no self-counting): the "
-        "reading that matches seed 001's MLKNN-dsl/-ls/-mp columns (docs/reproduction.md)"
+        "reading that matches Teng et al.'s (2025) MLKNN-dsl/-ls/-mp columns (docs/reproduction.md)"
     ),
     ("brknna", "skml"): (
         "BRkNNa(variant='skmultilearn'): BRkNN-a read as scikit-multilearn's BRkNNaClassifier "

@@ -75,7 +75,7 @@ class Preset:
     title : str
         One line saying which paper and protocol.
     seed_file : str
-        The seed text the preset reproduces (``/work/shared/seeds``).
+        File name of the paper's text among the project's source documents (for developers).
     published_file : str
         JSON of the published tables, in ``mlknn/experiments/published``.
     datasets : tuple of str
@@ -317,7 +317,7 @@ class Preset:
                 if pub["std"] is not None:
                     sd, source = max(float(pub["std"]), STD_FLOOR), "paper"
                 else:
-                    # No published sd (seed 002): our sd, but at least half a unit of
+                    # No published sd (BML-kNN paper): our sd, but at least half a unit of
                     # the published rounding (2 decimals below 10, 1 below 100, 0 above).
                     sd = max(0.0 if math.isnan(std) else std, _half_unit(pub["mean"]))
                     source = "ours"

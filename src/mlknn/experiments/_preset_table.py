@@ -18,18 +18,18 @@ def _p(**kw: Any) -> PreprocessingConfig:
 _SKML = "scikit-multilearn reading"
 _MULAN = "MULAN reading"
 
-#: Seed 000's tables come from Matlab evaluation functions (Zhang's Ranking_loss.m, Coverage.m,
+#: Younes et al.'s (2011) tables come from Matlab evaluation functions (Zhang's Ranking_loss.m, Coverage.m,
 #: Average_precision.m, One_error.m), which break ties three ways: ranking loss counts f(rel) <= f(irr)
 #: as an error (pessimistic), coverage and average precision rank by a stable ascending sort (the higher
 #: label index ranks higher: "mulan"), one-error takes max()'s first (lowest-index) maximum
-#: ("mulan-reversed"). docs/reproduction.md, seed 000 experiment 1.
+#: ("mulan-reversed"). docs/reproduction.md, Younes et al. (2011) experiment 1.
 _MATLAB_TIES = (("one_error", "mulan-reversed"), ("coverage", "mulan"), ("ranking_loss", "pessimistic"),
                 ("average_precision", "mulan"))
 
 PRESETS: dict[str, Preset] = {
     "mlhiknn2025": Preset(
         name="mlhiknn2025",
-        title="MLHiKNN (seed 001): 5 x 2-fold CV, k = 20, macro AUC (Tables 3, 12, 15)",
+        title="MLHiKNN (Teng et al. 2025): 5 x 2-fold CV, k = 20, macro AUC (Tables 3, 12, 15)",
         seed_file="001_7ecb12b7fe1b7a88.txt",
         published_file="mlhiknn2025.json",
         datasets=("emotions", "llog", "enron", "scene", "yeast", "corel5k", "bibtex", "tmc2007-500"),
@@ -96,7 +96,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "dmlknn2011": Preset(
         name="dmlknn2011",
-        title="DML-kNN (seed 000): 5 x 10-fold CV, k = 10, s = 1, nine metrics (Tables 4-8)",
+        title="DML-kNN (Younes et al. 2011): 5 x 10-fold CV, k = 10, s = 1, nine metrics (Tables 4-8)",
         seed_file="000_76c1eab82ac1ce44.txt",
         published_file="dmlknn2011.json",
         datasets=("emotions", "scene", "yeast", "medical", "enron"),
@@ -109,7 +109,7 @@ PRESETS: dict[str, Preset] = {
         dataset_preprocessing=(
             ("medical", _p(scaling="minmax", feature_selection=0.2)),
             # Yang and Pedersen's chi2_avg (the paper cites them for its selection): the only rule
-            # that reproduces the enron tables (docs/reproduction.md, seed 000 experiment 2).
+            # that reproduces the enron tables (docs/reproduction.md, Younes et al. (2011) experiment 2).
             ("enron", _p(scaling="minmax", feature_selection=0.2, chi2_rule="presence-avg")),
         ),
         columns=(
@@ -125,7 +125,7 @@ PRESETS: dict[str, Preset] = {
              "and Pedersen's chi2_avg (chi2_rule='presence-avg', the work the paper cites; the only rule that "
              "reproduces its enron tables), medical by the library's default (maximum over labels)."),
             "Min-max scaling (the paper recommends feature normalisation without saying which).",
-            "DML-kNN's fuzziness delta is unreadable in the seed text; the estimator's default is used.",
+            "DML-kNN's fuzziness delta is unreadable in the paper's text; the estimator's default is used.",
             ("Ranking measures read as the paper's Matlab evaluation breaks ties: ranking loss pessimistic, "
              "coverage and average precision by stable sort (ties='mulan'), one-error by max()'s first maximum "
              "(ties='mulan-reversed'); the pessimistic values are stored too (the plain metric keys)."),
@@ -133,7 +133,7 @@ PRESETS: dict[str, Preset] = {
     ),
     "bmlknn": Preset(
         name="bmlknn",
-        title="BML-kNN (seed 002): 10 x random 80/20, Tables 6-10",
+        title="BML-kNN (the BML-kNN paper): 10 x random 80/20, Tables 6-10",
         seed_file="002_47f9ed2fdf630f6f.txt",
         published_file="bmlknn.json",
         datasets=("yeast", "emotions", "scene", "enron", "medical", "corel5k"),

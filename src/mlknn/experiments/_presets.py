@@ -2,14 +2,14 @@
 
 A preset knows the paper's protocol and parameters, which of its datasets are
 in ``$MLKNN_DATA``, how its columns map to registry algorithms, and where its
-published tables are (``published/*.json``, transcribed from the seed texts).
+published tables are (``published/*.json``, transcribed from the paper's texts).
 :func:`reproduce` runs the experiment into a results database, dataset by
 dataset, and compares every published cell with ours:
 
 ``z = (our mean - paper mean) / paper std``
 
 (the paper's standard deviation, floored at 0.0005, half the unit of the
-published 3-decimal values; seed 002 publishes no standard deviations, so
+published 3-decimal values; the BML-kNN paper publishes no standard deviations, so
 there z uses ours, floored at half a unit of its 2-decimal rounding, and says
 so). See docs/reproduction.md for the results
 and the reasons of the gaps.

@@ -109,13 +109,13 @@ class PreprocessingConfig:
         ``train``: labels are counted on each training part (nothing from the
         test part is used). ``dataset``: counted once on the whole dataset, and
         instances left without any label are dropped before splitting - what
-        seed 001's Table 1 shows (enron 35 labels, corel5k 153 labels and 4985
+        Teng et al.'s (2025) Table 1 shows (enron 35 labels, corel5k 153 labels and 4985
         instances).
     chi2_rule : {"max", "mean", "presence-max", "presence-avg"}
         How the chi-square selection combines the per-label scores
         (:class:`mlknn.preprocessing.MultiLabelChi2Selector`'s ``rule``);
         ``"presence-avg"`` is Yang and Pedersen's prior-weighted average, the
-        reading that reproduces seed 000's enron tables (docs/reproduction.md).
+        reading that reproduces Younes et al.'s (2011) enron tables (docs/reproduction.md).
         Recorded in :meth:`params` only when not the default ``"max"``, so the
         keys of earlier results are unchanged.
     """

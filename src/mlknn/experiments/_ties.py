@@ -2,7 +2,7 @@
 
 :func:`mlknn.metrics.evaluate` ranks tied labels pessimistically by default
 (``ties="pessimistic"``). Published tables were computed with other rules: the
-Matlab evaluation of seed 000 mixes three (docs/reproduction.md), MULAN ranks by
+Matlab evaluation of Younes et al. (2011) mixes three (docs/reproduction.md), MULAN ranks by
 Weka's stable sort. A cell therefore also stores each measure that takes
 ``ties=`` under every rule of :data:`TIE_VARIANTS`, as ``"<metric>[<rule>]"``
 (e.g. ``"coverage[mulan]"``). The default rule keeps the plain key, so the keys
@@ -16,7 +16,7 @@ presets ask for every rule). The rules are those of :func:`mlknn.metrics.evaluat
     ``ties="mulan"`` on the labels in reverse order: among labels whose scores
     are within 1e-6 the *lower* label index ranks higher. For one-error this is
     the label that Matlab's ``[~, i] = max(f)`` returns (the first maximum),
-    the reading of seed 000's One_error.m that docs/reproduction.md found.
+    the reading of Younes et al.'s (2011) One_error.m that docs/reproduction.md found.
 """
 
 import warnings

@@ -1,4 +1,4 @@
-"""Hubness: measures (seed 001 eqs 1, 26, 27) and reduction (eqs 2-4, Algorithms 4-5).
+"""Hubness: measures (Teng et al. 2025, eqs 1, 26, 27) and reduction (eqs 2-4, Algorithms 4-5).
 
 Measures
 --------
@@ -6,7 +6,7 @@ k_occurrence
     How often each training point appears in a neighbour graph (O_k).
 hubness_stats
     S_k (skewness of O_k), H_occ^k (hub occurrence) and A_occ^k (antihub
-    occurrence) of a dataset, as in seed 001's Table 1.
+    occurrence) of a dataset, as in Teng et al.'s (2025) Table 1.
 skewness, hub_occurrence, antihub_occurrence
     The three measures from an O_k vector.
 

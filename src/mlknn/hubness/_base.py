@@ -1,6 +1,6 @@
 """Hubness reduction as a transformation of one neighbour graph into another: the design.
 
-Seed 001 (MLHiKNN, Mathematics 2025) section 2.2 and Algorithms 4-5: local scaling
+Teng et al. (2025, the MLHiKNN paper), section 2.2 and Algorithms 4-5: local scaling
 (LS, eq 3), mutual proximity (MP, eq 4, empiric, and its Gaussian model) and the
 local dissimilarity DSL (eq 2). A reduction replaces the primary distance d by a
 secondary dissimilarity and the k nearest neighbours are re-identified under it.

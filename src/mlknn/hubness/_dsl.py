@@ -1,4 +1,4 @@
-"""Local dissimilarity DSL, seed 001 eq 2."""
+"""Local dissimilarity DSL, Teng et al. (2025) eq 2."""
 
 from typing import Any
 
@@ -14,10 +14,10 @@ from ._constraints import WordedStrOptions
 
 
 class DisSimLocal(_GraphReduction):
-    """Local dissimilarity DSL, seed 001 eq 2.
+    """Local dissimilarity DSL, Teng et al. (2025) eq 2.
 
     ``DSL(x1, x2) = |x1 - x2|^2 - |x1 - c_k(x1)|^2 - |x2 - c_k(x2)|^2`` with
-    ``c_k(x)`` the mean of x's k nearest neighbours (k = ``n_neighbors``; seed 001
+    ``c_k(x)`` the mean of x's k nearest neighbours (k = ``n_neighbors``; Teng et al. (2025)
     section 4.1.2 sets it to the kNN k). Defined for the Euclidean metric only
     (``metric`` "euclidean" or "sqeuclidean"). The values may be negative: the
     graph's ``distances`` hold them as they are (sorted), ``primary_distances``
@@ -49,7 +49,7 @@ class DisSimLocal(_GraphReduction):
     ----------
     Hara, Suzuki, Kobayashi, Fukumizu, Radovanovic, "Flattening the density
     gradient for eliminating spatial centrality to reduce hubness", AAAI 2016
-    (seed 001 ref [34]).
+    (Teng et al. 2025, ref. [34]).
 
     Examples
     --------

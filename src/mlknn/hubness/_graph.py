@@ -1,4 +1,4 @@
-"""The graph a hubness reduction returns (seed 001 Algorithms 4-5)."""
+"""The graph a hubness reduction returns (Teng et al. 2025, Algorithms 4-5)."""
 
 
 from dataclasses import dataclass
@@ -41,7 +41,7 @@ class HubnessGraph(NeighborGraph):
 
     References
     ----------
-    Seed 001 (MLHiKNN, Mathematics 2025), section 2.2 and Algorithms 4-5.
+    Teng et al. (2025, the MLHiKNN paper), section 2.2 and Algorithms 4-5.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Local scaling (LS), seed 001 eq 3."""
+"""Local scaling (LS), Teng et al. (2025) eq 3."""
 
 import numpy as np
 
@@ -8,10 +8,10 @@ from ._base import _GraphReduction
 
 
 class LocalScaling(_GraphReduction):
-    """Local scaling (LS), seed 001 eq 3.
+    """Local scaling (LS), Teng et al. (2025) eq 3.
 
     ``LS(x1, x2) = 1 - exp(-d(x1, x2)^2 / (d_k(x1) d_k(x2)))`` with ``d_k(x)`` the
-    distance from x to its k-th nearest neighbour (k = ``n_neighbors``; seed 001
+    distance from x to its k-th nearest neighbour (k = ``n_neighbors``; Teng et al. (2025)
     section 4.1.2 sets it to the kNN k, 20). Ranking uses the exponent
     ``d^2 / (d_k d_k)`` (same order, no saturation at 1).
 
@@ -44,7 +44,7 @@ class LocalScaling(_GraphReduction):
     References
     ----------
     Schnitzer, Flexer, Schedl, Widmer, "Local and global scaling reduce hubs in
-    space", JMLR 13, 2012 (seed 001 refs [40, 41]).
+    space", JMLR 13, 2012 (Teng et al. 2025, refs [40, 41]).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Hubness measures: k-occurrence, its skewness S_k, hub and antihub occurrence.
 
-Seed 001 (MLHiKNN, Mathematics 2025), section 1 and section 4.1.1:
+Teng et al. (2025, the MLHiKNN paper), section 1 and section 4.1.1:
 
 * k-occurrence ``O_k(x)``: the number of times x appears among the k nearest
   neighbours of all *other* points (the size of x's k reverse neighbourhood);
@@ -59,7 +59,7 @@ def k_occurrence(graph: NeighborGraph, n_train: int | None = None) -> NDArray[np
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), eq 1 and Figure 1 (the k-occurrence O_k).
+    Learning", Mathematics 2025, eq 1 and Figure 1 (the k-occurrence O_k).
 
     M. Radovanovic, A. Nanopoulos and M. Ivanovic, "Hubs in Space: Popular
     Nearest Neighbors in High-Dimensional Data", Journal of Machine Learning
@@ -115,7 +115,7 @@ def skewness(occurrence: ArrayLike) -> float:
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), eq 1.
+    Learning", Mathematics 2025, eq 1.
 
     Examples
     --------
@@ -163,7 +163,7 @@ def hub_occurrence(occurrence: ArrayLike, n_neighbors: int) -> float:
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), eq 26.
+    Learning", Mathematics 2025, eq 26.
 
     Examples
     --------
@@ -199,7 +199,7 @@ def antihub_occurrence(occurrence: ArrayLike) -> float:
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), eq 27.
+    Learning", Mathematics 2025, eq 27.
 
     Examples
     --------
@@ -215,7 +215,7 @@ def antihub_occurrence(occurrence: ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class HubnessStats:
-    """The hubness measures of seed 001's Table 1 for one dataset.
+    """The hubness measures of Teng et al.'s (2025) Table 1 for one dataset.
 
     Returned by :func:`hubness_stats`; the constructor takes the attributes
     below, in order.
@@ -246,7 +246,7 @@ class HubnessStats:
 
     References
     ----------
-    Seed 001 (MLHiKNN, Mathematics 2025), eqs 1, 26, 27 and Table 1.
+    Teng et al. (2025, the MLHiKNN paper), eqs 1, 26, 27 and Table 1.
 
     Examples
     --------
@@ -297,7 +297,7 @@ def hubness_stats(
     hubness: Any = None,
     include_self: bool = False,
 ) -> "HubnessStats":
-    """S_k, H_occ^k and A_occ^k of a dataset (seed 001, eqs 1, 26, 27; Table 1).
+    """S_k, H_occ^k and A_occ^k of a dataset (Teng et al. 2025, eqs 1, 26, 27; Table 1).
 
     Parameters
     ----------
@@ -319,7 +319,7 @@ def hubness_stats(
         data are searched against themselves, so each point is normally its own
         first neighbour and has k - 1 others (with more than k exact duplicates the
         lower-index copies come first). This convention reproduces the values of
-        seed 001's Table 1 (see docs/hubness.md). Needs ``X``, not a graph, and no
+        Teng et al.'s (2025) Table 1 (see docs/hubness.md). Needs ``X``, not a graph, and no
         ``hubness``.
 
     Returns
@@ -334,7 +334,7 @@ def hubness_stats(
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), eqs 1, 26, 27 and Table 1.
+    Learning", Mathematics 2025, eqs 1, 26, 27 and Table 1.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Mutual proximity (MP), seed 001 eq 4: empiric, and the Gaussian model.
+"""Mutual proximity (MP), Teng et al. (2025) eq 4: empiric, and the Gaussian model.
 
 The distances to all training points come from the neighbours layer's all-pairs
 API, streamed in blocks of training columns (never an n x n array).
@@ -27,7 +27,7 @@ _EMPIRIC_CHUNK_BYTES = 2**20
 
 
 class MutualProximity(_GraphReduction):
-    """Mutual proximity (MP), seed 001 eq 4, empiric or with a Gaussian model.
+    """Mutual proximity (MP), Teng et al. (2025) eq 4, empiric or with a Gaussian model.
 
     ``method="empiric"`` (eq 4)::
 
@@ -36,7 +36,7 @@ class MutualProximity(_GraphReduction):
     with j over the set other than x1 and x2 (n its size); the secondary distance
     is ``1 - MP``. Exact over all training points, streamed in column blocks.
 
-    ``method="gaussian"`` (the model seed 001 used through scikit-hubness): each
+    ``method="gaussian"`` (the model Teng et al. (2025) used through scikit-hubness): each
     point's distances to all other points are modelled as a normal distribution
     N(mu_x, sigma_x^2) (population standard deviation) and the two ends are taken
     as independent, ``MP(x1, x2) = SF(d; mu_1, sigma_1) SF(d; mu_2, sigma_2)``,
@@ -70,7 +70,7 @@ class MutualProximity(_GraphReduction):
 
     References
     ----------
-    Schnitzer et al., JMLR 13, 2012 (seed 001 refs [40, 41]).
+    Schnitzer et al., JMLR 13, 2012 (Teng et al. 2025, refs [40, 41]).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Multi-label evaluation measures.
 
 Definitions follow Zhang & Zhou, "A Review on Multi-Label Learning
-Algorithms", IEEE TKDE 2014 (Knowl 3: example-based, Knowl 4: label-based) and
+Algorithms", IEEE TKDE 2014 (its example-based and label-based metrics) and
 Younes et al., EURASIP J. Adv. Signal Process. 2011, section 5.1. Inputs:
 ``Y_true`` and ``Y_pred`` are 0/1 indicator matrices of shape
 (n_samples, n_labels) (dense or scipy sparse); ``Y_score`` is a finite real
@@ -70,7 +70,7 @@ Notes
   the default of the table, "average", "optimistic", "mulan"); see
   ``docs/metrics.md``.
 * :func:`example_f_of_means` is the review's F-beta of the averaged precision
-  and recall; :func:`label_contingency` is seed 000's label contingency
+  and recall; :func:`label_contingency` is Younes et al.'s (2011) label contingency
   matrix (Figure 1).
 * The extreme-classification measures (``precision_at_k``, ``recall_at_k``,
   ``ndcg_at_k``, ``psprecision_at_k``, ``psndcg_at_k``, ``inverse_propensity``;

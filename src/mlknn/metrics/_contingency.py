@@ -1,4 +1,4 @@
-"""The label contingency matrix of seed 000 (Younes et al. 2011, section 3.2, Figure 1)."""
+"""The label contingency matrix of Younes et al. (2011), section 3.2 and Figure 1."""
 
 import warnings
 
@@ -19,7 +19,7 @@ _MAX_LABELS = 10_000
 def label_contingency(Y: MatrixLike) -> NDArray[np.float64]:
     r"""Second-order label dependencies: ``mat[q, r] = Pr(H_1^q | H_1^r)``, ``mat[q, q] = Pr(H_1^q)``.
 
-    Seed 000, section 3.2 and Figure 1: for labels q != r, the fraction of the
+    Younes et al. (2011), section 3.2 and Figure 1: for labels q != r, the fraction of the
     instances having label r that also have label q; on the diagonal, the
     frequency of label q in the dataset. Columns are conditioned on r, so the
     matrix is not symmetric (``mat[q, r] Pr(r) = mat[r, q] Pr(q)``).
@@ -54,7 +54,7 @@ def label_contingency(Y: MatrixLike) -> NDArray[np.float64]:
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 3.2 and Figure 1.
+    Adv. Signal Process., 2011, section 3.2 and Figure 1.
 
     Examples
     --------

@@ -75,7 +75,7 @@ def evaluate(
 
     ``accuracy``, ``precision``, ``recall`` and ``f1`` are the example-based
     measures (:func:`example_accuracy` and so on); ``macro_accuracy`` and
-    ``micro_accuracy`` the label-based accuracy of seed 003 Knowl 4 (both
+    ``micro_accuracy`` the label-based accuracy of Zhang and Zhou's (2014) label-based metrics (both
     equal ``1 - hamming_loss`` up to rounding, see :func:`macro_accuracy`). The inputs are validated
     once, and the rankings used by the four ranking metrics are computed once.
 
@@ -131,11 +131,11 @@ def evaluate(
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3-4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, example-based and label-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.
+    Adv. Signal Process., 2011, section 5.1.
 
     Examples
     --------

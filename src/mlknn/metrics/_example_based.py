@@ -1,7 +1,7 @@
 """Example-based classification metrics, and the confusion counts of :mod:`mlknn.metrics`.
 
 The metrics follow Zhang & Zhou, "A Review on Multi-Label Learning Algorithms"
-(IEEE TKDE 2014), Knowl 3, and Younes et al. (EURASIP J. Adv. Signal Process.
+(IEEE TKDE 2014), the review's section on example-based metrics, and Younes et al. (EURASIP J. Adv. Signal Process.
 2011), section 5.1.1. Edge cases (instances with an empty true or predicted
 label set) follow the convention table in the docstring of
 :mod:`mlknn.metrics` and in ``docs/metrics.md``: a ratio ``0/0`` is 1 when the
@@ -145,11 +145,11 @@ def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+    Adv. Signal Process., 2011, section 5.1.1.
 
     Examples
     --------
@@ -188,11 +188,11 @@ def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+    Adv. Signal Process., 2011, section 5.1.1.
 
     Examples
     --------
@@ -235,11 +235,11 @@ def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+    Adv. Signal Process., 2011, section 5.1.1.
 
     Examples
     --------
@@ -285,11 +285,11 @@ def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+    Adv. Signal Process., 2011, section 5.1.1.
 
     Examples
     --------
@@ -334,11 +334,11 @@ def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+    Adv. Signal Process., 2011, section 5.1.1.
 
     Examples
     --------
@@ -389,10 +389,10 @@ def example_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> 
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), eq. 23.
+    Adv. Signal Process., 2011, eq. 23.
 
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Examples
     --------
@@ -416,7 +416,7 @@ def example_f_of_means(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 
               \mathrm{Recall}_{exam}(h)}{\beta^2\,\mathrm{Precision}_{exam}(h)
               + \mathrm{Recall}_{exam}(h)}
 
-    (Zhang & Zhou 2014, seed 003 Knowl 3), with :func:`example_precision` and
+    (Zhang & Zhou 2014, the review's section on example-based metrics), with :func:`example_precision` and
     :func:`example_recall` (their 0/0 rules included). This is not
     :func:`example_f1`, the mean of per-instance F (Younes et al. eq. 23,
     MULAN, scikit-learn), which the ``f1`` key of :func:`evaluate` reports: the
@@ -446,11 +446,11 @@ def example_f_of_means(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5.1.1.
+    Adv. Signal Process., 2011, section 5.1.1.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Label-based ranking metrics: macro- and micro-averaged area under the ROC curve.
 
-Zhang & Zhou (IEEE TKDE 2014), Knowl 4; the thresholded label-based metrics are in
+Zhang & Zhou (IEEE TKDE 2014), the review's section on label-based metrics; the thresholded label-based metrics are in
 :mod:`mlknn.metrics._label_based`. The undefined cases (no label, or no pair, with both a
 relevant and an irrelevant instance) follow the convention table in :mod:`mlknn.metrics`.
 """
@@ -76,7 +76,7 @@ def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     :math:`\bar Z_j` in ``Y_true``, the AUC is the fraction of
     (positive, negative) instance pairs that the label's scores order
     correctly, a tie counting 1/2 (Mann-Whitney; scikit-learn's
-    :func:`~sklearn.metrics.roc_auc_score`). The review (Knowl 4) writes
+    :func:`~sklearn.metrics.roc_auc_score`). The review (Zhang and Zhou 2014, section on label-based metrics) writes
     :math:`f(x', y_j) \ge f(x'', y_j)`, which would give a constant scorer an
     AUC of 1; we count ties as 1/2 instead.
 
@@ -104,7 +104,7 @@ def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -147,7 +147,7 @@ def micro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------

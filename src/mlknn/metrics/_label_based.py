@@ -2,7 +2,7 @@
 
 The label-based AUC is in :mod:`mlknn.metrics._label_auc`.
 
-Zhang & Zhou (IEEE TKDE 2014), Knowl 4. For a binary measure
+Zhang & Zhou (IEEE TKDE 2014), the review's section on label-based metrics. For a binary measure
 ``B(TP, FP, TN, FN)`` the macro average is the mean over labels of ``B`` on
 each label's counts, the micro average is ``B`` on the counts summed over
 labels. The ``0/0`` conventions are those of the example-based metrics
@@ -50,7 +50,7 @@ def _micro_prf(yt: NDArray[np.bool_], yp: NDArray[np.bool_], beta: float = 1.0) 
 
 
 def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
-    r"""Macro-averaged label-based accuracy (seed 003, Knowl 4, B = Accuracy).
+    r"""Macro-averaged label-based accuracy (Zhang and Zhou 2014, section on label-based metrics, B = Accuracy).
 
     .. math:: \frac{1}{q}\sum_{j=1}^{q}\frac{TP_j + TN_j}{TP_j + FP_j + TN_j + FN_j}
 
@@ -78,7 +78,7 @@ def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -92,7 +92,7 @@ def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
 
 def micro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
-    r"""Micro-averaged label-based accuracy (seed 003, Knowl 4, B = Accuracy).
+    r"""Micro-averaged label-based accuracy (Zhang and Zhou 2014, section on label-based metrics, B = Accuracy).
 
     .. math:: \frac{\sum_j (TP_j + TN_j)}{\sum_j (TP_j + FP_j + TN_j + FN_j)}
 
@@ -118,7 +118,7 @@ def micro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -160,7 +160,7 @@ def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -203,7 +203,7 @@ def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -249,7 +249,7 @@ def macro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> fl
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -290,7 +290,7 @@ def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -330,7 +330,7 @@ def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------
@@ -372,7 +372,7 @@ def micro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> fl
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 4.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on label-based metrics.
 
     Examples
     --------

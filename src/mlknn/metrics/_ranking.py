@@ -1,6 +1,6 @@
 """Example-based ranking metrics: one-error, coverage, ranking loss, average precision.
 
-Zhang & Zhou (IEEE TKDE 2014), Knowl 3, and Younes et al. (2011), eqs. 25-28.
+Zhang & Zhou (IEEE TKDE 2014), the review's section on example-based metrics, and Younes et al. (2011), eqs. 25-28.
 ``rank_f(x_i, y)`` is the descending rank of label ``y`` by the scores
 ``f(x_i, .)``.
 
@@ -312,11 +312,11 @@ def one_error(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessi
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
+    Adv. Signal Process., 2011, eqs. 25-28.
 
     Examples
     --------
@@ -368,11 +368,11 @@ def coverage(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessim
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
+    Adv. Signal Process., 2011, eqs. 25-28.
 
     Examples
     --------
@@ -424,11 +424,11 @@ def ranking_loss(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pe
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
+    Adv. Signal Process., 2011, eqs. 25-28.
 
     Examples
     --------
@@ -479,11 +479,11 @@ def average_precision(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule 
     References
     ----------
     M.-L. Zhang and Z.-H. Zhou, "A Review on Multi-Label Learning Algorithms",
-    IEEE Transactions on Knowledge and Data Engineering, 2014 (seed 003), Knowl 3.
+    IEEE Transactions on Knowledge and Data Engineering, 2014, section on example-based metrics.
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), eqs. 25-28.
+    Adv. Signal Process., 2011, eqs. 25-28.
 
     Examples
     --------

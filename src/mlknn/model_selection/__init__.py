@@ -1,6 +1,6 @@
 """Evaluation protocols: seeded, optionally multi-label-stratified splitters.
 
-The three protocols of the seeds:
+The three protocols of the papers mlknn reproduces:
 
 =========  ===============================  =====================================
 name       what                             seed

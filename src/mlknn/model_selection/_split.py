@@ -115,7 +115,7 @@ class RepeatedMultilabelKFold:
     See Also
     --------
     RepeatedHoldout : Repeated random train/test splits.
-    make_protocol : The seeds' protocols by name.
+    make_protocol : The papers' protocols by name.
 
     References
     ----------
@@ -217,7 +217,7 @@ class RepeatedMultilabelKFold:
 
 
 class RepeatedHoldout:
-    """Repeated random train/test split (seed 002: 10 x 80/20).
+    """Repeated random train/test split (the BML-kNN paper: 10 x 80/20).
 
     Parameters
     ----------
@@ -236,12 +236,12 @@ class RepeatedHoldout:
     See Also
     --------
     RepeatedMultilabelKFold : Repeated k-fold cross-validation.
-    make_protocol : The seeds' protocols by name.
+    make_protocol : The papers' protocols by name.
 
     References
     ----------
     "A Neighborhood Model with Both Distance and Quantity Constraints for
-    Multilabel Data" (seed 002): 10 x 80/20 hold-out.
+    Multilabel Data": 10 x 80/20 hold-out.
 
     K. Sechidis, G. Tsoumakas and I. Vlahavas, "On the Stratification of
     Multi-Label Data", ECML PKDD 2011 (iterative stratification).
@@ -346,13 +346,13 @@ def make_protocol(
     stratify: bool = False,
     random_state: int | None = 0,
 ) -> RepeatedMultilabelKFold | RepeatedHoldout:
-    """A splitter by protocol name, with the seeds' defaults.
+    """A splitter by protocol name, with the papers' defaults.
 
     Parameters
     ----------
     name : {"kfold", "5x2", "holdout"}
-        ``kfold``: 5 x 10-fold (seed 000); ``5x2``: 5 x 2-fold (seed 001);
-        ``holdout``: 10 x 80/20 (seed 002).
+        ``kfold``: 5 x 10-fold (Younes et al. 2011); ``5x2``: 5 x 2-fold (Teng et al. 2025);
+        ``holdout``: 10 x 80/20 (BML-kNN paper).
     n_splits, n_repeats, test_size : optional
         Override the defaults (``n_splits`` is not allowed for hold-out,
         ``test_size`` only for hold-out).
@@ -371,13 +371,13 @@ def make_protocol(
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), section 5 (5 x 10-fold cross-validation).
+    Adv. Signal Process., 2011, section 5 (5 x 10-fold cross-validation).
 
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), the protocol (5 x 2-fold cross-validation).
+    Learning", Mathematics 2025, the protocol (5 x 2-fold cross-validation).
 
     "A Neighborhood Model with Both Distance and Quantity Constraints for
-    Multilabel Data" (seed 002): 10 x 80/20 hold-out.
+    Multilabel Data": 10 x 80/20 hold-out.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Figures of the seeds, as scikit-learn-style Display objects.
+"""Figures of the papers mlknn implements, as scikit-learn-style Display objects.
 
 Every display is built with a ``from_*`` class method and drawn with
 ``plot(ax=None)`` (a new figure when ``ax`` is None); it keeps ``figure_`` and
@@ -6,11 +6,11 @@ Every display is built with a ``from_*`` class method and drawn with
 
 =============================  =====================================================
 CriticalDifferenceDisplay      Demsar's critical-difference diagram (Nemenyi)
-KOccurrenceDisplay             k-occurrence distribution (seed 001 Figure 1)
-LabelCooccurrenceDisplay       P(label q | label r) matrix (seed 000 Figure 1)
+KOccurrenceDisplay             k-occurrence distribution (Teng et al. 2025, Figure 1)
+LabelCooccurrenceDisplay       P(label q | label r) matrix (Younes et al. 2011, Figure 1)
 ParameterCurveDisplay          metric (or average rank) versus a parameter per
-                               algorithm: k (seed 001 Figures 2-7), the radius of
-                               BML-kNN (seed 002 Figures 2-5)
+                               algorithm: k (Teng et al. 2025, Figures 2-7), the radius of
+                               BML-kNN (BML-kNN paper, Figures 2-5)
 =============================  =====================================================
 
 matplotlib is imported lazily; the report uses the Agg backend.

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # ------------------------------------------------------------ k-occurrence
 class KOccurrenceDisplay:
-    """Empirical distribution of the k-occurrence O_k (seed 001, Figure 1).
+    """Empirical distribution of the k-occurrence O_k (Teng et al. 2025, Figure 1).
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ class KOccurrenceDisplay:
 
 # ------------------------------------------------------ label co-occurrence
 class LabelCooccurrenceDisplay:
-    """Matrix ``mat[q, r] = P(label q | label r)`` (seed 000, Figure 1: the
+    """Matrix ``mat[q, r] = P(label q | label r)`` (Younes et al. 2011, Figure 1: the
     proportion of instances with label r that also have label q).
 
     Parameters

@@ -269,7 +269,7 @@ class ParameterCurveDisplay:
         dataset : str, optional
             One dataset: the mean metric over folds. None: the average rank over
             the datasets of every (algorithm, value) combination among all
-            combinations (seed 001, Figures 2-7).
+            combinations (Teng et al. 2025, Figures 2-7).
         algorithms : sequence of str, optional
         greater_is_better : bool, optional
             Default from :data:`mlknn.metrics.GREATER_IS_BETTER`.
@@ -368,7 +368,7 @@ def _dataset_curves(means: _Means, lines: list[str], dataset: str) -> dict[str, 
 
 def _rank_curves(means: _Means, lines: list[str], gib: bool) -> tuple[dict[str, Curve], int]:
     """Every dataset: the average rank of every (line, x) among all combinations
-    (seed 001, Figures 2-7); returns (curves, number of datasets ranked)."""
+    (Teng et al. 2025, Figures 2-7); returns (curves, number of datasets ranked)."""
     combos = sorted({(ln, x) for (_, ln, x) in means})
     datasets = sorted({d for (d, _, _) in means})
     table = np.array([[means.get((d, ln, x), np.nan) for (ln, x) in combos] for d in datasets])

@@ -3,9 +3,9 @@
 Three steps, each a parameter of an experiment (see :mod:`mlknn.experiments`):
 
 * :class:`RareLabelFilter` - remove labels with fewer than ``min_count``
-  positive instances (seed 001 removes labels with fewer than 20);
+  positive instances (Teng et al. 2025 remove labels with fewer than 20);
 * :class:`MultiLabelChi2Selector` - chi-square feature selection keeping a
-  fraction (or a number) of the features (seed 000 keeps 20% for medical and
+  fraction (or a number) of the features (Younes et al. 2011 keep 20% for medical and
   enron). Default multi-label rule: a chi-square statistic per label (the label
   as a binary class, exactly ``sklearn.feature_selection.chi2``), combined by
   the **maximum over labels**, so a feature is kept when it is strongly

@@ -6,7 +6,7 @@ A multi-label chi-square selection needs two choices that papers rarely state
 * the per-label statistic: the one of ``sklearn.feature_selection.chi2``
   (observed against expected feature *mass* per class, :func:`multilabel_chi2`)
   or the 2 x 2 contingency table of term *presence* and label of Yang and
-  Pedersen (1997), the reference seed 000 cites for its selection
+  Pedersen (1997), the reference Younes et al. (2011) cites for its selection
   (:func:`presence_chi2`);
 * how the per-label statistics are combined: the maximum over labels, their
   mean, or Yang and Pedersen's average weighted by the label priors.
@@ -122,7 +122,7 @@ def presence_chi2(X: MatrixLike, Y: MatrixLike) -> FloatArray:
     References
     ----------
     Yang and Pedersen, "A comparative study on feature selection in text
-    categorization", ICML 1997 (its CHI statistic); cited by seed 000 (ref. 24)
+    categorization", ICML 1997 (its CHI statistic); cited by Younes et al. (2011) (ref. 24)
     for its 20% selection on medical and enron.
 
     Examples
@@ -225,8 +225,8 @@ class MultiLabelChi2Selector:
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), the protocol (chi-square feature
-    selection). Younes et al., EURASIP 2011 (seed 000), section 5.3 (20% of the
+    Learning", Mathematics 2025, the protocol (chi-square feature
+    selection). Younes et al., EURASIP 2011, section 5.3 (20% of the
     features by the chi-square statistic, after Yang and Pedersen, ICML 1997).
 
     Examples

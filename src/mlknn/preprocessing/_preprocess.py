@@ -157,7 +157,7 @@ class RareLabelFilter:
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), the protocol (labels with fewer than 20 instances removed).
+    Learning", Mathematics 2025, the protocol (labels with fewer than 20 instances removed).
 
     Examples
     --------

@@ -44,9 +44,9 @@ from ._tables import (
     wilcoxon_table,
 )
 
-#: Metrics shown in the per-dataset figures (seed 001's six).
+#: Metrics shown in the per-dataset figures (Teng et al.'s (2025) six).
 _CURVE_METRICS = ("macro_auc", "micro_auc", "ranking_loss", "macro_f1", "micro_f1", "hamming_loss")
-#: Metrics of seed 002's radius figures.
+#: Metrics of the BML-kNN paper's radius figures.
 _RADIUS_METRICS = ("hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision")
 _SEARCH_RECALL = "search_recall"  # mlknn.experiments._runner.SEARCH_RECALL
 
@@ -412,7 +412,7 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
         Dataset folder for the dataset figures (default ``$MLKNN_DATA``).
     dataset_figures : bool, default=True
     k_occurrence : int, default=10
-        k of the k-occurrence figures (seed 001 uses 10).
+        k of the k-occurrence figures (Teng et al. 2025 use 10).
     max_dataset_size : int, default=20000
         Larger datasets get no k-occurrence figure (a leave-one-out search).
     title : str, optional

@@ -3,13 +3,13 @@
 What each seed uses, and the function here:
 
 =====================================================  ==================================
-seed 000 Tables 4-9: two-tailed paired t-test at 5%    :func:`paired_ttest`,
+Younes et al. (2011) Tables 4-9: two-tailed paired t-test at 5%    :func:`paired_ttest`,
 against the best result, bullet / circle markers       :func:`ttest_markers`
-seed 000 Table 11: sign test over datasets             :func:`sign_test`
-seed 001 Table 3: average rank (ties averaged),        :func:`average_ranks`,
+Younes et al. (2011) Table 11: sign test over datasets             :func:`sign_test`
+Teng et al. (2025) Table 3: average rank (ties averaged),        :func:`average_ranks`,
 win/tie/loss from pairwise Wilcoxon tests per dataset  :func:`win_tie_loss`
-seed 001 Table 5: Friedman test                        :func:`friedman_test`
-seed 001 Tables 6-11, 13: pairwise one-sided Wilcoxon  :func:`pairwise_wilcoxon`
+Teng et al. (2025) Table 5: Friedman test                        :func:`friedman_test`
+Teng et al. (2025) Tables 6-11, 13: pairwise one-sided Wilcoxon  :func:`pairwise_wilcoxon`
 signed-rank over datasets, Bonferroni-corrected
 Demsar (2006): Nemenyi critical difference             :func:`nemenyi_cd`
 Dietterich (1998): 5 x 2 cv paired t-test              :func:`cv_5x2_ttest`
@@ -21,7 +21,7 @@ mean scores; ``greater_is_better`` says the direction of the metric (see
 :data:`mlknn.metrics.GREATER_IS_BETTER`); rank 1 is the best. Every test
 returns a frozen dataclass.
 
-Note on seed 001 Table 5: its column ``F_F`` holds the Friedman chi-square
+Note on Teng et al. (2025) Table 5: its column ``F_F`` holds the Friedman chi-square
 statistic (it is reproduced, to the rounding of the ranks, by
 ``FriedmanResult.chi2`` from the average ranks of Table 4), while its
 "critical value" 1.919 is that of the F distribution with (9, 243) degrees of

@@ -1,6 +1,6 @@
 """Paired t-tests designed for cross-validated scores.
 
-The plain fold-wise paired t-test (:func:`mlknn.stats.paired_ttest`, seed 000's
+The plain fold-wise paired t-test (:func:`mlknn.stats.paired_ttest`, Younes et al.'s (2011)
 test) treats the folds as independent samples. They are not: the training sets
 overlap, so the variance of the mean difference is underestimated and the test
 rejects too often (Dietterich 1998; Nadeau and Bengio 2003). The two tests here

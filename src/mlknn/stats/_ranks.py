@@ -169,7 +169,7 @@ def friedman_from_ranks(
 def friedman_test(
     table: ArrayLike, names: Sequence[str] | None = None, greater_is_better: bool = True, alpha: float = 0.05
 ) -> FriedmanResult:
-    """Friedman test with the Iman-Davenport F statistic (seed 001 Table 5).
+    """Friedman test with the Iman-Davenport F statistic (Teng et al. 2025, Table 5).
 
     Parameters
     ----------
@@ -196,7 +196,7 @@ def friedman_test(
     Journal of Machine Learning Research 7, 2006, section 3.2.2.
 
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), Table 5.
+    Learning", Mathematics 2025, Table 5.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The sign test and win/tie/loss counts (seed 000 Table 11)."""
+"""The sign test and win/tie/loss counts (Younes et al. 2011, Table 11)."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,7 +41,7 @@ class SignTestResult:
 
 
 def sign_test(a: ArrayLike, b: ArrayLike, greater_is_better: bool = True, alpha: float = 0.05) -> SignTestResult:
-    """Two-sided sign test over datasets (seed 000 Table 11; Demsar 2006, 3.1.3).
+    """Two-sided sign test over datasets (Younes et al. 2011, Table 11; Demsar 2006, 3.1.3).
 
     Ties are split evenly between the two algorithms (one is dropped when their
     number is odd), as Demsar recommends.
@@ -71,7 +71,7 @@ def sign_test(a: ArrayLike, b: ArrayLike, greater_is_better: bool = True, alpha:
 
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), Table 11.
+    Adv. Signal Process., 2011, Table 11.
 
     Examples
     --------
@@ -93,7 +93,7 @@ def sign_test(a: ArrayLike, b: ArrayLike, greater_is_better: bool = True, alpha:
 # -------------------------------------------------------------- win/tie/loss
 @dataclass(frozen=True)
 class WinTieLoss:
-    """Seed 001 Table 3, last row: for each algorithm, over datasets and
+    """Teng et al. (2025) Table 3, last row: for each algorithm, over datasets and
     opponents, how often it was significantly better / not different / worse.
 
     Parameters
@@ -113,7 +113,7 @@ class WinTieLoss:
     outcome: NDArray[np.int8]  # (n_datasets, m, m): +1 win of row, -1 loss, 0 tie
 
     def as_strings(self) -> dict[str, str]:
-        """The counts as ``"wins/ties/losses"`` per algorithm (seed 001 Table 3).
+        """The counts as ``"wins/ties/losses"`` per algorithm (Teng et al. 2025, Table 3).
 
         Returns
         -------
@@ -140,7 +140,7 @@ def win_tie_loss(
     greater_is_better : bool, default=True
     alpha : float, default=0.05
     test : {"wilcoxon", "ttest"}, default="wilcoxon"
-        Two-sided Wilcoxon signed-rank (seed 001) or paired t-test; a significant
+        Two-sided Wilcoxon signed-rank (Teng et al. 2025) or paired t-test; a significant
         result is a win for the algorithm with the better mean.
 
     Returns
@@ -155,7 +155,7 @@ def win_tie_loss(
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), Table 3.
+    Learning", Mathematics 2025, Table 3.
 
     Examples
     --------

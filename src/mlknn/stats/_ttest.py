@@ -1,4 +1,4 @@
-"""The paired t-test over folds and its win/loss markers (seed 000 sec. 5)."""
+"""The paired t-test over folds and its win/loss markers (Younes et al. 2011, sec. 5)."""
 
 import math
 from collections.abc import Mapping
@@ -37,7 +37,7 @@ class TTestResult:
 
 
 def paired_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult:
-    """Two-tailed paired t-test (seed 000, Tables 4-9).
+    """Two-tailed paired t-test (Younes et al. 2011, Tables 4-9).
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ def paired_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), Tables 4-9 (the two-tailed paired t-test at 5%).
+    Adv. Signal Process., 2011, Tables 4-9 (the two-tailed paired t-test at 5%).
 
     Examples
     --------
@@ -86,7 +86,7 @@ def paired_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult
 
 @dataclass(frozen=True)
 class TTestMarkers:
-    """Seed 000's markers: the best algorithm and, for each other one, whether
+    """Younes et al.'s (2011) markers: the best algorithm and, for each other one, whether
     it differs significantly from the best (bullet) or not (circle).
 
     Parameters
@@ -117,7 +117,7 @@ class TTestMarkers:
         Returns
         -------
         str
-            The marker of seed 000's tables.
+            The marker of Younes et al.'s (2011) tables.
         """
         return {"best": "", "significant": "•", "not_significant": "◦"}[self.markers[name]]
 
@@ -149,7 +149,7 @@ def ttest_markers(
     ----------
     Z. Younes, F. Abdallah, T. Denoeux and H. Snoussi, "A Dependent Multilabel
     Classification Method Derived from the k-Nearest Neighbor Rule", EURASIP J.
-    Adv. Signal Process., 2011 (seed 000), Tables 4-9 (the bullet and circle markers).
+    Adv. Signal Process., 2011, Tables 4-9 (the bullet and circle markers).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Wilcoxon signed-rank test and its pairwise, corrected form (seed 001)."""
+"""Wilcoxon signed-rank test and its pairwise, corrected form (Teng et al. 2025)."""
 
 import math
 from collections.abc import Sequence
@@ -113,7 +113,7 @@ def wilcoxon_signed_rank(
 
 @dataclass(frozen=True)
 class PairwiseWilcoxonResult:
-    """Seed 001 Tables 6-11: ``pvalues[i, j]`` tests H1 "algorithm i is better
+    """Teng et al. (2025) Tables 6-11: ``pvalues[i, j]`` tests H1 "algorithm i is better
     than algorithm j" over the datasets.
 
     Parameters
@@ -161,7 +161,7 @@ def pairwise_wilcoxon(
     alpha : float, default=0.05
     correction : {"bonferroni", "none"}, default="bonferroni"
         Bonferroni divides ``alpha`` by the number of ordered pairs
-        ``m (m - 1)`` (seed 001: 0.05 / 90 = 5.56e-4 for 10 algorithms).
+        ``m (m - 1)`` (Teng et al. 2025: 0.05 / 90 = 5.56e-4 for 10 algorithms).
 
     Returns
     -------
@@ -175,7 +175,7 @@ def pairwise_wilcoxon(
     References
     ----------
     "A Hubness Information-Based k-Nearest Neighbor Approach for Multi-Label
-    Learning", Mathematics 2025 (seed 001), Tables 6-11.
+    Learning", Mathematics 2025, Tables 6-11.
 
     J. Demsar, "Statistical Comparisons of Classifiers over Multiple Data Sets",
     Journal of Machine Learning Research 7, 2006, section 3.1.3.
