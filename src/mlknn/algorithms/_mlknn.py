@@ -19,9 +19,10 @@ from ..base import (
     KNNMultiLabelBase,
     graph_rows,
 )
+from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows
-from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
+from ..utils._typing import FloatArray, IntArray, LabelMatrix, MatrixLike, NDArray
 from ._kernels import (
     count_histograms,
     label_frequencies,
@@ -37,6 +38,7 @@ from ._kernels import (
     topk_from_dense,
     zero_count_topk,
 )
+from ._loo_counts import SparseLookup, csr_from_keys, dense_bin_moves, entry_keys, sparse_bin_moves
 
 
 class _BayesCountsMixin:
@@ -160,6 +162,85 @@ class _BayesCountsMixin:
         if not sp.issparse(idx):
             return topk_from_dense(lookup_table(table, idx), k)
         return zero_count_topk(idx, lookup_table(table, idx), table[0], k)
+
+
+    # ------------------------------------------------- leave-one-out (docs/loo.md)
+    def _loo_entry_scores(
+        self,
+        hists: tuple[NDArray[np.int64], NDArray[np.int64]],
+        cols: IntArray,
+        bins: IntArray,
+        y: IntArray,
+        own_here: IntArray,
+        moves: tuple[IntArray, IntArray],
+        unnormalised: bool = False,
+    ) -> NDArray[np.float64]:
+        """Row i's leave-one-out posterior of label ``cols`` at its count ``bins``, entry by entry.
+
+        The tables of a fit on the other n - 1 rows, read at one bin: the
+        histograms ``hists`` (c1, c0) at the bin, plus the other rows' ``moves``
+        into it, minus row i itself where its own count is that bin
+        (``own_here``); the prior and the likelihood denominators without row
+        i's label ``y``. The same operations as ``_fit_tables`` and
+        ``_score_table`` on those numbers.
+        """
+        s, n = float(self.smoothing), self._fit_Y.shape[0]
+        c1, c0 = hists
+        n_bins = c1.shape[0]
+        n1 = label_frequencies(self._fit_Y)[cols] - y  # rows with the label among the other n - 1
+        h1 = c1[bins, cols] + moves[0] - y * own_here
+        h0 = c0[bins, cols] + moves[1] - (1 - y) * own_here
+        prior = (s + n1.astype(np.float64)) / (2 * s + (n - 1))
+        joint1 = prior * safe_ratio(s + h1, s * n_bins + n1.astype(np.float64))
+        if unnormalised:
+            return np.asarray(joint1, dtype=np.float64)
+        joint0 = (1.0 - prior) * safe_ratio(s + h0, s * n_bins + (n - 1 - n1).astype(np.float64))
+        return map_posterior(joint1, joint0, prior)
+
+    def _loo_from_counts(
+        self,
+        train_ind: IntArray,
+        next_ind: IntArray,
+        T: MatrixLike,
+        Q: MatrixLike,
+        n_bins: int,
+        k: int | None,
+        unnormalised: bool = False,
+    ) -> FloatArray | tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """Leave-one-out scores of every training row, dense (k None) or its top k.
+
+        ``T``: the counts the tables were fitted on, over the neighbourhoods
+        ``train_ind``; ``next_ind``: each row's replacement for a removed
+        neighbour; ``Q``: each row's query counts (over the neighbours it has
+        in a fit without it).
+        """
+        Y = self._fit_Y
+        n, q = Y.shape
+        hists = sparse_count_histograms(T, Y, n_bins) if sp.issparse(Y) else count_histograms(T, Y, n_bins)
+        if not sp.issparse(Y):
+            moves = dense_bin_moves(Y, train_ind, next_ind, T, Q)
+            y = Y.astype(np.int64)
+            scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, y, (T == Q).astype(np.int64), moves,
+                                            unnormalised)
+            return scores if k is None else topk_from_dense(scores, k)
+        keys, moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q)
+        # Every other entry of row i has y = 0, a zero count and no move: one per-label constant.
+        entries = entry_keys(Y, Q, T, keys)
+        rows, cols = entries // q, entries % q
+        at = np.searchsorted(entries, keys)
+        m1, m0 = np.zeros(entries.size, np.int64), np.zeros(entries.size, np.int64)
+        m1[at], m0[at] = moves1, moves0
+        bins = SparseLookup(Q)(rows, cols)
+        own_here = (SparseLookup(T)(rows, cols) == bins).astype(np.int64)
+        scores = self._loo_entry_scores(hists, cols, bins, SparseLookup(Y)(rows, cols), own_here, (m1, m0),
+                                        unnormalised)
+        none = np.zeros(q, dtype=np.int64)
+        zero = self._loo_entry_scores(hists, np.arange(q), none, none, none + 1, (none, none), unnormalised)
+        if k is not None:
+            return zero_count_topk(csr_from_keys(entries, (n, q)), scores, zero, k)
+        out = np.repeat(zero[None, :], n, axis=0)
+        out[rows, cols] = scores
+        return out
 
 
 class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
@@ -352,6 +433,34 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         else:
             table = None
         return _topk_by_chunks(self, graph, k, lambda g, rows: _counts(g, self._fit_Y), table)
+
+    # ------------------------------------------------------ leave-one-out
+    def _loo_exact_supported(self) -> bool:
+        """Whether one fit gives the exact leave-one-out posteriors (not with hubness
+        reduction: it rescales every neighbourhood from the whole training set)."""
+        return self.hubness is None
+
+    def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
+        """Fit on (X, Y) and return every row's posterior from a fit without it (docs/loo.md).
+
+        Removing row i takes its own entry out of the prior and the
+        c-histograms; each row j that had i among its k training neighbours
+        takes its (k + 1)-th instead (scikit-multilearn's reading: among its
+        k - 1 neighbours besides itself, the k-th). Row i's query count is over
+        its k nearest other rows, the first k columns of the leave-one-out graph.
+        """
+        wide, Y, _ = fit_one_wider(self, X, Y)
+        kk = self.n_neighbors
+        Q = _counts(wide.take(kk), Y)
+        if self.variant == "skmultilearn":
+            T = _counts(_self_included(wide, kk), Y)
+            train_ind, next_ind = wide.indices[:, : kk - 1], wide.indices[:, kk - 1]
+        else:
+            T, train_ind, next_ind = Q, wide.indices[:, :kk], wide.indices[:, kk]
+        if k is None:
+            self._check_dense_scores(wide.n_points)
+        return self._loo_from_counts(train_ind, next_ind, T, Q, kk + 1, k,
+                                     unnormalised=self.variant == "skmultilearn")
 
 
 def _counts(graph: NeighborGraph, Y: LabelMatrix, mask: NDArray[np.bool_] | None = None) -> MatrixLike:

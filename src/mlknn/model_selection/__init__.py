@@ -18,8 +18,13 @@ uses iterative stratification (Sechidis et al. 2011, package
 :func:`encode_indices` / :func:`decode_indices` store an index set compactly
 (a zlib-compressed bit mask) so that the exact folds can be recorded beside the
 results.
+
+:func:`loo_predict_proba` / :func:`loo_predict_topk` give the training set's
+out-of-sample posteriors: exact leave-one-out from one fit for the count methods
+(docs/loo.md), K-fold cross-fitting for the others.
 """
 
+from ._loo import has_exact_loo, loo_predict_proba, loo_predict_topk
 from ._split import (
     PROTOCOLS,
     Fold,
@@ -37,5 +42,8 @@ __all__ = [
     "RepeatedMultilabelKFold",
     "decode_indices",
     "encode_indices",
+    "has_exact_loo",
+    "loo_predict_proba",
+    "loo_predict_topk",
     "make_protocol",
 ]

@@ -1,0 +1,151 @@
+"""Leave-one-out posteriors (mlknn.model_selection.loo_predict_proba / loo_predict_topk).
+
+The exact path is checked against n refits (tests/reference_loo.py), on data built to
+break it: integer features (many distance ties, broken by the lower index), duplicate
+rows, k from 1 to n - 2, sparse labels.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reference_loo import loop_loo_proba
+
+from mlknn import MLkNN
+from mlknn.model_selection import has_exact_loo, loo_predict_proba, loo_predict_topk
+from mlknn.utils._topk import topk_from_dense
+
+
+def _tied_data(n=36, q=5, seed=0, duplicates=True):
+    """Integer-valued features (distance ties everywhere) and some duplicated rows."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 3, size=(n, 3)).astype(np.float64)
+    Y = (rng.rand(n, q) < 0.35).astype(np.uint8)
+    Y[:, -1] = 0  # a label no row has
+    if duplicates:
+        X[5] = X[4]
+        X[11] = X[4]
+        Y[11] = Y[4]
+    return X, Y
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unscaled-feature warnings of the tiny integer X
+        return fn(*args, **kwargs)
+
+
+EXACT = [
+    MLkNN(n_neighbors=k, variant=v, smoothing=s)
+    for v in ("paper", "skmultilearn", "mulan")
+    for k, s in ((1, 1.0), (4, 1.0), (4, 0.0), (34, 0.5))
+]
+
+
+@pytest.mark.parametrize("est", EXACT, ids=repr)
+def test_exact_equals_n_refits(est):
+    X, Y = _tied_data()
+    assert has_exact_loo(est)
+    expected = _quiet(loop_loo_proba, est, X, Y)
+    got = _quiet(loo_predict_proba, est, X, Y)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    # The sparse-label path: the same numbers densified, and the same top k.
+    got_sparse = _quiet(loo_predict_proba, est, X, sp.csr_matrix(Y))
+    np.testing.assert_allclose(got_sparse, expected, rtol=0, atol=1e-12)
+    labels, scores = _quiet(loo_predict_topk, est, X, sp.csr_matrix(Y), 3)
+    ref_labels, ref_scores = topk_from_dense(got, 3)
+    np.testing.assert_array_equal(labels, ref_labels)
+    np.testing.assert_allclose(scores, ref_scores, rtol=0, atol=1e-12)
+
+
+def test_exact_on_distinct_points(small_problem):
+    X, Y = small_problem
+    est = MLkNN(n_neighbors=7)
+    np.testing.assert_allclose(loo_predict_proba(est, X, Y), loop_loo_proba(est, X, Y), rtol=0, atol=1e-12)
+
+
+def test_sparse_topk_builds_nothing_dense(monkeypatch, small_problem):
+    # The sparse path must not form an (n, q) array: refuse any dense budget at all.
+    import mlknn.utils._validation as validation
+
+    X, Y = small_problem
+    monkeypatch.setattr(validation, "dense_label_budget", lambda: 0)
+    labels, scores = loo_predict_topk(MLkNN(n_neighbors=5), X, sp.csr_array(Y), 2)
+    ref = topk_from_dense(loo_predict_proba(MLkNN(n_neighbors=5), X, Y), 2)
+    np.testing.assert_array_equal(labels, ref[0])
+    np.testing.assert_allclose(scores, ref[1], rtol=0, atol=1e-12)
+
+
+def test_estimator_is_not_modified(small_problem):
+    X, Y = small_problem
+    est = MLkNN(n_neighbors=5)
+    loo_predict_proba(est, X, Y)
+    assert not hasattr(est, "prior_")
+
+
+def test_hubness_falls_back_to_cross_fitting(small_problem):
+    X, Y = small_problem
+    est = MLkNN(n_neighbors=5, hubness="ls")
+    assert not has_exact_loo(est)
+    a = loo_predict_proba(est, X, Y, random_state=0)
+    b = loo_predict_proba(est, X, Y, cv=5, random_state=0)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_cross_fitting_scores_each_row_by_the_model_without_it(small_problem):
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold
+
+    X, Y = small_problem
+    est = MLkNN(n_neighbors=5)
+    got = loo_predict_proba(est, X, Y, cv=4, random_state=3)
+    expected = np.empty(Y.shape)
+    for train, test in KFold(4, shuffle=True, random_state=3).split(X):
+        expected[test] = clone(est).fit(X[train], Y[train]).predict_proba(X[test])
+    np.testing.assert_array_equal(got, expected)
+    labels, scores = loo_predict_topk(est, X, Y, 2, cv=4, random_state=3)
+    ref = topk_from_dense(expected, 2)
+    np.testing.assert_array_equal(labels, ref[0])
+    np.testing.assert_array_equal(scores, ref[1])
+
+
+def test_baseline_is_cross_fitted(small_problem):
+    from mlknn.baselines import BinaryRelevance
+
+    X, Y = small_problem
+    proba = loo_predict_proba(BinaryRelevance(), X, Y, random_state=0)
+    assert proba.shape == Y.shape and np.all((proba >= 0) & (proba <= 1))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"cv": 1}, "'cv' parameter"),
+        ({"cv": "kfold"}, "'cv' parameter"),
+        ({"cv": 500}, "'cv' parameter must be <= n_samples"),
+    ],
+)
+def test_bad_cv(kwargs, match, small_problem):
+    X, Y = small_problem
+    with pytest.raises(ValueError, match=match):
+        loo_predict_proba(MLkNN(n_neighbors=3, hubness="ls"), X, Y, **kwargs)
+
+
+def test_bad_k_and_width(small_problem):
+    X, Y = small_problem
+    with pytest.raises(ValueError, match="'k' parameter of loo_predict_topk must be <= n_labels"):
+        loo_predict_topk(MLkNN(n_neighbors=3), X, Y, Y.shape[1] + 1)
+    with pytest.raises(ValueError, match="'k' parameter"):
+        loo_predict_topk(MLkNN(n_neighbors=3), X, Y, 0)
+    n = X.shape[0]
+    with pytest.raises(ValueError, match=f"must be <= n_samples - 2 = {n - 2}"):
+        loo_predict_proba(MLkNN(n_neighbors=n - 1), X, Y)
+
+
+def test_no_predict_proba():
+    from sklearn.svm import LinearSVC
+
+    X, Y = _tied_data(duplicates=False)
+    with pytest.raises(ValueError, match="must have predict_proba"):
+        loo_predict_proba(LinearSVC(), X, Y[:, 0])
