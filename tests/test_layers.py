@@ -32,6 +32,8 @@ ALLOWED = {
     "_registry": {"utils"},
     "persistence": {"utils", "__version__"},
     "plots": {"hubness", "metrics", "neighbors", "stats", "utils"},
+    # Decision rules wrap any fitted estimator: its public API, the base mixin, the metrics.
+    "decision": {"base", "metrics", "model_selection", "utils"},
     # The harness reaches estimators through the registry and their public API only.
     "experiments": {"__version__", "_registry", "base", "datasets", "metrics", "model_selection", "neighbors",
                     "preprocessing", "stats", "utils"},

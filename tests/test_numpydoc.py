@@ -20,7 +20,7 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate", reason="pip install
 PUBLIC_MODULES = [
     "mlknn", "mlknn.baselines", "mlknn.neighbors", "mlknn.hubness", "mlknn.metrics", "mlknn.datasets",
     "mlknn.model_selection", "mlknn.preprocessing", "mlknn.experiments", "mlknn.stats", "mlknn.plots",
-    "mlknn.report", "mlknn.distributed", "mlknn.utils",
+    "mlknn.report", "mlknn.distributed", "mlknn.utils", "mlknn.decision",
 ]
 
 #: numpydoc codes enforced on every public object.

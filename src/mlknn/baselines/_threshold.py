@@ -22,29 +22,12 @@ Choices the review leaves open (documented in docs/baselines.md):
   solution when the score columns are collinear).
 """
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
+from ..utils._cuts import counts_below, middle_of_best, sorted_cuts
 from ..utils._typing import NDArray
-
-
-def _cut_points(F: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.bool_]]:
-    """Sorted scores, candidate thresholds (n, q + 1) and which cuts are valid."""
-    F = np.asarray(F, dtype=np.float64)
-    order = np.argsort(F, axis=1, kind="stable")
-    Fs = np.take_along_axis(F, order, axis=1)
-    gaps = np.diff(Fs, axis=1)
-    positive = gaps[gaps > 0]
-    delta = 0.5 * float(np.median(positive)) if positive.size else 0.5
-    n, q = F.shape
-    cuts = np.empty((n, q + 1))
-    cuts[:, 0] = Fs[:, 0] - delta
-    cuts[:, q] = Fs[:, -1] + delta
-    cuts[:, 1:q] = 0.5 * (Fs[:, :-1] + Fs[:, 1:])
-    valid = np.ones((n, q + 1), dtype=bool)
-    valid[:, 1:q] = gaps > 0
-    return order, cuts, valid
 
 
 def threshold_targets(F: NDArray[Any], Y: NDArray[Any]) -> NDArray[np.float64]:
@@ -63,22 +46,16 @@ def threshold_targets(F: NDArray[Any], Y: NDArray[Any]) -> NDArray[np.float64]:
     """
     F = np.asarray(F, dtype=np.float64)
     Y = np.asarray(Y)
-    order, cuts, valid = _cut_points(F)
-    Ys = np.take_along_axis(Y, order, axis=1).astype(np.int64)
+    order, cuts, valid = sorted_cuts(F)
+    Ys = np.take_along_axis(Y, order, axis=1)
     n = F.shape[0]
-    zero = np.zeros((n, 1), dtype=np.int64)
     # Cut r puts the r smallest scores below the threshold.
-    rel_below = np.hstack([zero, np.cumsum(Ys, axis=1)])
-    irr_below = np.hstack([zero, np.cumsum(1 - Ys, axis=1)])
+    rel_below, irr_below = counts_below(Ys)
     errors = rel_below + (irr_below[:, -1:] - irr_below)
     errors = np.where(valid, errors, np.iinfo(np.int64).max)
-    best = errors.min(axis=1, keepdims=True)
-    is_best = errors == best
-    # Lower median of the minimising cut indices.
-    rank = np.cumsum(is_best, axis=1)
-    target = (is_best.sum(axis=1, keepdims=True) - 1) // 2
-    pick = np.argmax(is_best & (rank == target + 1), axis=1)
-    return cast(NDArray[np.float64], cuts[np.arange(n), pick])
+    pick = middle_of_best(errors == errors.min(axis=1, keepdims=True))
+    targets: NDArray[np.float64] = cuts[np.arange(n), pick]
+    return targets
 
 
 def fit_threshold_model(F: NDArray[Any], Y: NDArray[Any]) -> tuple[NDArray[np.float64], float]:

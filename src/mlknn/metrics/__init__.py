@@ -76,10 +76,14 @@ Notes
   ``ndcg_at_k``, ``psprecision_at_k``, ``psndcg_at_k``, ``inverse_propensity``;
   ``evaluate(..., at_k=...)``) keep their own conventions, documented in
   :mod:`mlknn.metrics._extreme` and ``docs/extreme.md``.
+* The calibration measures (``brier_score``, ``log_loss``,
+  ``expected_calibration_error``, ``calibration_bins``) score posteriors per label,
+  ``average=None``, ``"macro"`` or ``"micro"``; see ``docs/decisions.md``.
 """
 
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._calibration import brier_score, calibration_bins, expected_calibration_error, log_loss
 from ._contingency import label_contingency
 from ._evaluate import GREATER_IS_BETTER, METRIC_NAMES, evaluate
 from ._evaluate_at_k import EvaluationResult, MetricSkippedWarning
@@ -149,4 +153,9 @@ __all__ = [
     "inverse_propensity",
     "EvaluationResult",
     "MetricSkippedWarning",
+    # calibration of posteriors (mlknn.metrics._calibration)
+    "brier_score",
+    "log_loss",
+    "expected_calibration_error",
+    "calibration_bins",
 ]
