@@ -119,7 +119,7 @@ def data():
 
 @pytest.mark.parametrize("strategy", ["per-label", "global", "rcut", "pcut"])
 def test_rule_is_chosen_on_the_out_of_sample_posteriors(data, strategy):
-    clf = TunedThresholds(MLkNN(n_neighbors=5), strategy=strategy, cv=3).fit(data.X, data.Y)
+    clf = TunedThresholds(MLkNN(n_neighbors=5), strategy=strategy, cv="loo").fit(data.X, data.Y)
     P = clf.oof_proba_
     assert P.shape == data.Y.shape
     if strategy in ("per-label", "pcut"):
@@ -142,7 +142,7 @@ def test_rule_is_chosen_on_the_out_of_sample_posteriors(data, strategy):
 
 def test_best_score_is_the_out_of_sample_measure(data):
     for strategy, scoring in [("per-label", "f1"), ("global", "micro_f1"), ("rcut", "hamming_loss")]:
-        clf = TunedThresholds(MLkNN(n_neighbors=5), strategy=strategy, scoring=scoring, cv=3).fit(data.X, data.Y)
+        clf = TunedThresholds(MLkNN(n_neighbors=5), strategy=strategy, scoring=scoring, cv="loo").fit(data.X, data.Y)
         P = clf.oof_proba_
         pred = clf._decide(P)
         key = "macro_f1" if strategy == "per-label" else scoring
@@ -162,7 +162,7 @@ def test_min_labels_one_gives_every_instance_its_top_label(data):
 
 
 def test_min_labels_is_added_after_rcut(data):
-    clf = TunedThresholds(MLkNN(n_neighbors=5), strategy="rcut", scoring="hamming_loss", cv=3, min_labels=3)
+    clf = TunedThresholds(MLkNN(n_neighbors=5), strategy="rcut", scoring="hamming_loss", cv="loo", min_labels=3)
     pred = clf.fit(data.X, data.Y).predict(data.X)
     assert (pred.sum(axis=1) == max(3, clf.n_top_labels_)).all()
 
@@ -191,7 +191,7 @@ def test_fixed_half_reproduces_mlknn_predict_on_real_data(name):
 
 def test_predict_keeps_the_label_dtype(data):
     Y = data.Y.astype(np.int32)
-    pred = TunedThresholds(MLkNN(n_neighbors=5), strategy="global", cv=3).fit(data.X, Y).predict(data.X)
+    pred = TunedThresholds(MLkNN(n_neighbors=5), strategy="global", cv="loo").fit(data.X, Y).predict(data.X)
     assert pred.dtype == np.int32
 
 
@@ -212,3 +212,18 @@ def test_bad_parameters_are_named(data):
         TunedThresholds(MLkNN(), min_labels=-1).fit(data.X, data.Y)
     with pytest.raises(ValueError, match="estimator"):
         TunedThresholds(object()).fit(data.X, data.Y)
+
+
+def test_oof_proba_is_the_exact_leave_one_out_posterior(data):
+    from mlknn.model_selection import loo_predict_proba
+
+    clf = TunedThresholds(MLkNN(n_neighbors=5)).fit(data.X, data.Y)
+    np.testing.assert_array_equal(clf.oof_proba_, loo_predict_proba(MLkNN(n_neighbors=5), data.X, data.Y))
+
+
+def test_a_baseline_with_cross_fitting(data):
+    from mlknn.baselines import BinaryRelevance
+
+    clf = TunedThresholds(BinaryRelevance(random_state=0), strategy="global", scoring="micro_f1", cv=3,
+                          random_state=0).fit(data.X, data.Y)
+    assert clf.oof_proba_.shape == data.Y.shape and clf.predict(data.X).shape == data.Y.shape

@@ -8,10 +8,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import MultiLabelMixin
+from ..model_selection import loo_predict_proba
 from ..utils._param_validation import HasMethods, Integral, Interval, Real, StrOptions, _fit_context
 from ..utils._typing import MatrixLike, NDArray
 from ..utils._validation import check_label_matrix, input_dtype
-from ._out_of_sample import out_of_sample_proba
 from ._rules import above, top_labels, with_at_least
 from ._search import (
     LABEL_SCORINGS,
@@ -118,7 +118,7 @@ class TunedThresholds(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     >>> from mlknn.datasets import make_multilabel
     >>> from mlknn.decision import TunedThresholds
     >>> data = make_multilabel(n_samples=200, n_labels=4, random_state=0)
-    >>> clf = TunedThresholds(MLkNN(n_neighbors=5), cv=5).fit(data.X, data.Y)
+    >>> clf = TunedThresholds(MLkNN(n_neighbors=5)).fit(data.X, data.Y)
     >>> clf.thresholds_.shape
     (4,)
     >>> clf.predict(data.X[:3]).shape
@@ -187,7 +187,7 @@ class TunedThresholds(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             self.oof_proba_: NDArray[np.float64] | None = None
             self.thresholds_: NDArray[np.float64] | None = np.full(q, float(self.threshold))
             return self
-        P = out_of_sample_proba(self.estimator, X, Y, cv=self.cv, random_state=self.random_state)
+        P = loo_predict_proba(self.estimator, X, Y, cv=self.cv, random_state=self.random_state)
         self.oof_proba_ = P
         if self.strategy == "per-label":
             self.thresholds_, values = per_label_thresholds(P, Y, self.scoring)
