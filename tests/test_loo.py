@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 from reference_loo import loop_loo_proba
 
-from mlknn import MLkNN
+from mlknn import BMLkNN, BRkNN, BRkNNa, BRkNNb, DMLkNN, MLkNN
 from mlknn.model_selection import has_exact_loo, loo_predict_proba, loo_predict_topk
 from mlknn.utils._topk import topk_from_dense
 
@@ -37,9 +37,22 @@ def _quiet(fn, *args, **kwargs):
 
 
 EXACT = [
-    MLkNN(n_neighbors=k, variant=v, smoothing=s)
-    for v in ("paper", "skmultilearn", "mulan")
-    for k, s in ((1, 1.0), (4, 1.0), (4, 0.0), (34, 0.5))
+    *(MLkNN(n_neighbors=k, variant=v, smoothing=s)
+      for v in ("paper", "skmultilearn", "mulan")
+      for k, s in ((1, 1.0), (4, 1.0), (4, 0.0), (34, 0.5))),
+    DMLkNN(n_neighbors=1, delta=0),
+    DMLkNN(n_neighbors=5, delta=1),
+    DMLkNN(n_neighbors=4, delta=2, smoothing=0.0),
+    DMLkNN(n_neighbors=4, variant="mulan"),
+    DMLkNN(n_neighbors=34, delta=3),
+    BMLkNN(radius=1.5, n_neighbors=4),
+    BMLkNN(radius=1.0, n_neighbors=34, smoothing=0.0),
+    BMLkNN(radius=2.0, n_neighbors=1),
+    BRkNN(n_neighbors=3),
+    BRkNN(n_neighbors=4, weights="distance"),
+    BRkNNa(n_neighbors=4),
+    BRkNNa(n_neighbors=34, variant="skmultilearn"),
+    BRkNNb(n_neighbors=5),
 ]
 
 
@@ -82,6 +95,16 @@ def test_estimator_is_not_modified(small_problem):
     est = MLkNN(n_neighbors=5)
     loo_predict_proba(est, X, Y)
     assert not hasattr(est, "prior_")
+
+
+@pytest.mark.parametrize(
+    "est",
+    [MLkNN(hubness="ls"), DMLkNN(hubness="dsl"), BMLkNN(radius="auto"), BMLkNN(radius=1.0, hubness="mp"),
+     BRkNN(variant="mulan"), BRkNNa(hubness="ls")],
+    ids=repr,
+)
+def test_not_exact(est):
+    assert not has_exact_loo(est)
 
 
 def test_hubness_falls_back_to_cross_fitting(small_problem):

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import (
@@ -205,8 +206,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
-        _, counts = _bounded_counts(graph, Y, self.radius_)
-        self._fit_tables(counts, Y, self.n_neighbors + 1)
+        self._fit_tables(self._fit_counts(graph, Y), Y, self.n_neighbors + 1)
 
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         return self._proba_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
@@ -216,6 +216,32 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _predict_topk_graph(self, graph: NeighborGraph, X: MatrixLike, k: int) -> TopK:
         return _topk_by_chunks(self, graph, k, lambda g, rows: _bounded_counts(g, self._fit_Y, self.radius_)[1])
+
+    # ------------------------------------------------------ leave-one-out
+    def _loo_exact_supported(self) -> bool:
+        """Exact from one fit with a given radius and no hubness reduction. (``radius="auto"``
+        is a median over every row's k-th distance, so removing one row moves the radius
+        and with it every count near it: cross-fitted instead.)"""
+        return self.hubness is None and not isinstance(self.radius, str)
+
+    def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
+        """Fit on (X, Y) and return every row's posterior from a fit without it (docs/loo.md).
+
+        ML-kNN's update over the delta-kNNs: a row j that had i among its k
+        nearest loses i's labels if i lay within the radius, and gains its
+        (k + 1)-th neighbour's if that one does.
+        """
+        wide, Y, _ = fit_one_wider(self, X, Y)
+        kk = self.n_neighbors
+        inside = wide.metric_distances <= self.radius_
+        Q = self._fit_counts(wide.take(kk), Y)
+        if k is None:
+            self._check_dense_scores(wide.n_points)
+        return self._loo_from_counts(wide.indices[:, :kk], wide.indices[:, kk], Q, Q, kk + 1, k,
+                                     active=inside[:, :kk], next_counts=inside[:, kk])
+
+    def _fit_counts(self, graph: NeighborGraph, Y: LabelMatrix) -> MatrixLike:
+        return _bounded_counts(graph, Y, self.radius_)[1]
 
 
 class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):

@@ -5,12 +5,14 @@ The class :class:`BRkNN`, importable as ``mlknn.BRkNN`` (and from
 Readings, notation and references: :mod:`._brknn`.
 """
 
+import copy
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph, build_graph
 from ..utils._param_validation import StrOptions
 from ..utils._typing import (
@@ -203,6 +205,28 @@ class BRkNN(KNNMultiLabelBase):
             self.tie_random_state_ = JavaRandom(MULAN_SEED).state
         # Lazy: nothing is learned beyond the stored label matrix.
         self._fit_Y = Y
+
+    # ------------------------------------------------------ leave-one-out
+    def _loo_exact_supported(self) -> bool:
+        """Exact from one fit without hubness reduction, except MULAN's reading (its
+        tie-extended neighbourhoods re-search the queries)."""
+        return self.hubness is None and self.variant != "mulan"
+
+    def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
+        """Fit on (X, Y) and return every row's scores from a fit without it (docs/loo.md).
+
+        BR-kNN learns nothing but the labels: without row i, row i's query
+        neighbourhood is its leave-one-out neighbourhood, and the only other
+        change is n, which becomes n - 1 in the score's correction 1/n.
+        """
+        wide, Y, _ = fit_one_wider(self, X, Y)
+        graph = wide.take(self.search_width(wide.n_points))
+        without = copy.copy(self)  # the fitted model with n - 1 training rows
+        without.n_train_ = wide.n_points - 1
+        if k is None:
+            self._check_dense_scores(wide.n_points)
+            return without._predict_proba_graph(graph, None)
+        return without._predict_topk_graph(graph, None, k)
 
     # ------------------------------------------------------------- votes
     def _votes(self, graph: NeighborGraph, X: MatrixLike) -> tuple[MatrixLike, NDArray[np.int64] | None]:

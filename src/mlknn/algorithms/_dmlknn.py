@@ -15,10 +15,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._topk import topk_from_dense
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
+from ._loo_counts import dense_bin_moves
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
 #: queries x (label, count) columns) may take; the block height is derived from it.
@@ -389,6 +392,39 @@ class DMLkNN(KNNMultiLabelBase):
         if self.variant == "mulan":  # Pin / (Pin + Pout), Pin (= 0) when the sum is 0
             return map_posterior(joint1, joint0, np.zeros_like(self.prior_))
         return map_posterior(joint1, joint0, self.prior_)  # eq 10 / step 17
+
+    # ------------------------------------------------------ leave-one-out
+    def _loo_exact_supported(self) -> bool:
+        """Exact from one fit without hubness reduction."""
+        return self.hubness is None
+
+    def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
+        """Fit on (X, Y) and return every row's posterior from a fit without it (docs/loo.md).
+
+        Row i's query counting vector is its leave-one-out one, which the full
+        fit's evidence counts ``v``, ``v'`` already compare with every training
+        vector, row i's own included (it always qualifies against itself). A fit
+        without i drops that self-match, ``u(q)`` loses ``y_i(q)``, n becomes
+        n - 1, and every row j that had i among its k neighbours takes its
+        (k + 1)-th instead: its vector moves, and may enter or leave row i's
+        evidence (equal count on q, within +-delta on every label).
+        """
+        wide, Y, _ = fit_one_wider(self, X, Y)
+        kk, n, s = self.n_neighbors, wide.n_points, float(self.smoothing)
+        C = self.train_counts_
+        v, v_prime = self.evidence_counts(C)
+        moves1, moves0 = dense_bin_moves(Y, wide.indices[:, :kk], wide.indices[:, kk], C, C, window=self.delta_)
+        y = np.asarray(Y, dtype=np.int64)
+        v, v_prime = v - y + moves1, v_prime - (1 - y) + moves0
+        u = self.n_positive_ - y  # u(q) of the other n - 1 rows
+        if self.variant == "mulan":
+            prior = (s + u) / (2.0 * s + (n - 1))
+        else:
+            prior = u / float(n - 1)
+        joint1 = prior * safe_ratio(s + v, s * self.n_labels_ + u)
+        joint0 = (1.0 - prior) * safe_ratio(s + v_prime, s * self.n_labels_ + ((n - 1) - u))
+        proba = map_posterior(joint1, joint0, np.zeros_like(prior) if self.variant == "mulan" else prior)
+        return proba if k is None else topk_from_dense(proba, k)
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
         joint1, joint0 = self._joint(graph)

@@ -28,16 +28,30 @@ from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import IntArray, MatrixLike, NDArray, SparseMatrix
 
 
-def _pairs(train_ind: IntArray, next_ind: IntArray, rows: slice) -> tuple[IntArray, IntArray, IntArray]:
-    """(removed row i, affected row j, j's replacement neighbour) for the rows j in ``rows``."""
+def _pairs(
+    train_ind: IntArray, next_ind: IntArray, rows: slice, active: NDArray[np.bool_] | None
+) -> tuple[IntArray, IntArray, IntArray]:
+    """(removed row i, affected row j, j's replacement neighbour) for the rows j in ``rows``;
+    with ``active``, only the pairs it marks."""
     block = train_ind[rows]
     k_train = block.shape[1]
     j = np.repeat(np.arange(block.shape[0], dtype=np.int64) + (rows.start or 0), k_train)
-    return block.ravel().astype(np.int64), j, np.repeat(next_ind[rows].astype(np.int64), k_train)
+    i, nxt = block.ravel().astype(np.int64), np.repeat(next_ind[rows].astype(np.int64), k_train)
+    if active is None:
+        return i, j, nxt
+    keep = active[rows].ravel()
+    return i[keep], j[keep], nxt[keep]
 
 
 def dense_bin_moves(
-    Y: NDArray[Any], train_ind: IntArray, next_ind: IntArray, T: NDArray[Any], Q: NDArray[Any]
+    Y: NDArray[Any],
+    train_ind: IntArray,
+    next_ind: IntArray,
+    T: NDArray[Any],
+    Q: NDArray[Any],
+    active: NDArray[np.bool_] | None = None,
+    next_counts: NDArray[np.bool_] | None = None,
+    window: int | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """How row i's leave-one-out fit changes ``c1[Q[i, l], l]`` and ``c0[Q[i, l], l]`` through the other rows.
 
@@ -52,6 +66,16 @@ def dense_bin_moves(
         The counts the histograms were built from.
     Q : ndarray of shape (n, q), int
         Each row's query count: the bin its posterior reads.
+    active : ndarray of shape (n, k_train), bool, optional
+        The training neighbours that count (BML-kNN: those within the radius);
+        default all. An inactive neighbour's removal changes nothing.
+    next_counts : ndarray of shape (n,), bool, optional
+        Whether the replacement neighbour counts (BML-kNN: within the radius;
+        NC, whose neighbourhoods are radius balls, has none); default all.
+    window : int, optional
+        DML-kNN's delta: a row is in row i's bin of label l only if its count of
+        l equals ``Q[i, l]`` and its whole count vector lies within +-window of
+        ``Q[i]`` (Younes et al. 2011, constraints (15)). None: the count alone.
 
     Returns
     -------
@@ -69,16 +93,32 @@ def dense_bin_moves(
     # About six (pairs, q) temporaries of 1-8 bytes.
     step = get_chunk_n_rows(row_bytes=max(1, 24 * k_train * q), max_n_rows=n)
     for rows in gen_batches(n, step):
-        i, j, nxt = _pairs(train_ind, next_ind, rows)
-        change = Yi[i] - Yi[nxt]  # j's count of l drops by this when i leaves
+        i, j, nxt = _pairs(train_ind, next_ind, rows, active)
+        change = Yi[i] - _replacement(Yi, nxt, j, next_counts)  # j's count of l drops by this when i leaves
         bin_i = Q[i]
         old = T[j]
-        enters = (old - change == bin_i).astype(np.int8) - (old == bin_i)
+        new = old - change
+        enters = (new == bin_i).astype(np.int8) - (old == bin_i)
+        if window is not None:
+            near_new = np.all(np.abs(new - bin_i) <= window, axis=1)
+            near_old = np.all(np.abs(old - bin_i) <= window, axis=1)
+            enters = ((new == bin_i) & near_new[:, None]).astype(np.int8) - ((old == bin_i) & near_old[:, None])
         # Sum each pair's moves into its removed row i: one sparse (n, pairs) product.
         owner = sp.csr_array((np.ones(i.size, dtype=np.int32), (i, np.arange(i.size))), shape=(n, i.size))
         moves1 += owner @ (enters * Yi[j]).astype(np.int32)
         moves_all += owner @ enters.astype(np.int32)
     return moves1, moves_all - moves1
+
+
+def _replacement(Y: MatrixLike, nxt: IntArray, j: IntArray, next_counts: NDArray[np.bool_] | None) -> MatrixLike:
+    """The replacement neighbours' label rows, zero where the replacement does not count."""
+    rows = Y[nxt]
+    if next_counts is None:
+        return rows
+    weight = next_counts[j].astype(np.int8)
+    if sp.issparse(rows):
+        return sp.csr_array(sp.diags_array(weight) @ rows)
+    return rows * weight[:, None]
 
 
 class SparseLookup:
@@ -99,7 +139,13 @@ class SparseLookup:
 
 
 def sparse_bin_moves(
-    Y: SparseMatrix, train_ind: IntArray, next_ind: IntArray, T: SparseMatrix, Q: SparseMatrix
+    Y: SparseMatrix,
+    train_ind: IntArray,
+    next_ind: IntArray,
+    T: SparseMatrix,
+    Q: SparseMatrix,
+    active: NDArray[np.bool_] | None = None,
+    next_counts: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """:func:`dense_bin_moves` for sparse Y and counts: only the entries a move touches.
 
@@ -111,7 +157,7 @@ def sparse_bin_moves(
     ----------
     Y, T, Q : canonical csr_array of shape (n, q)
         As in :func:`dense_bin_moves`.
-    train_ind, next_ind : ndarrays
+    train_ind, next_ind, active, next_counts : ndarrays
         As in :func:`dense_bin_moves`.
 
     Returns
@@ -124,9 +170,9 @@ def sparse_bin_moves(
     empty = np.zeros(0, dtype=np.int64)
     if train_ind.shape[1] == 0 or n == 0:
         return empty, empty, empty
-    i, j, nxt = _pairs(train_ind, next_ind, slice(0, n))
+    i, j, nxt = _pairs(train_ind, next_ind, slice(0, n), active)
     Yc = sp.csr_array(Y, dtype=np.int32)
-    change = sp.csr_array(Yc[i] - Yc[nxt]).tocoo()
+    change = sp.csr_array(Yc[i] - _replacement(Yc, nxt, j, next_counts)).tocoo()
     change.sum_duplicates()
     pair, label, d = change.row, change.col.astype(np.int64), change.data.astype(np.int64)
     keep = d != 0

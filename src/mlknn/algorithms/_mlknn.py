@@ -206,6 +206,8 @@ class _BayesCountsMixin:
         n_bins: int,
         k: int | None,
         unnormalised: bool = False,
+        active: NDArray[np.bool_] | None = None,
+        next_counts: NDArray[np.bool_] | None = None,
     ) -> FloatArray | tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Leave-one-out scores of every training row, dense (k None) or its top k.
 
@@ -218,12 +220,12 @@ class _BayesCountsMixin:
         n, q = Y.shape
         hists = sparse_count_histograms(T, Y, n_bins) if sp.issparse(Y) else count_histograms(T, Y, n_bins)
         if not sp.issparse(Y):
-            moves = dense_bin_moves(Y, train_ind, next_ind, T, Q)
+            moves = dense_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
             y = Y.astype(np.int64)
             scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, y, (T == Q).astype(np.int64), moves,
                                             unnormalised)
             return scores if k is None else topk_from_dense(scores, k)
-        keys, moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q)
+        keys, moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
         # Every other entry of row i has y = 0, a zero count and no move: one per-label constant.
         entries = entry_keys(Y, Q, T, keys)
         rows, cols = entries // q, entries % q
