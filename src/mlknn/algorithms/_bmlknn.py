@@ -32,7 +32,8 @@ from ..utils._typing import (
     SparseMatrix,
     TopK,
 )
-from ._mlknn import _BayesCountsMixin, _counts, _topk_by_chunks
+from ._missing import MissingLabels, rescaled_counts
+from ._mlknn import MISSING_LABELS_CONSTRAINT, _BayesCountsMixin, _counts, _topk_by_chunks
 
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
 
@@ -45,9 +46,12 @@ def _resolve_radius(radius: float | str, graph: NeighborGraph, k: int) -> float:
 
 
 def _bounded_counts(
-    graph: NeighborGraph, Y: LabelMatrix, radius: float
+    graph: NeighborGraph, Y: LabelMatrix, radius: float, missing: MissingLabels | None = None
 ) -> tuple[NDArray[np.int64], MatrixLike]:
     """Label counts over the neighbours of each row with distance <= radius.
+
+    ``missing``: Y's unknown entries (counts estimated from the observed ones,
+    rescaled to each neighbourhood's size; :mod:`._missing`).
 
     Returns
     -------
@@ -56,7 +60,7 @@ def _bounded_counts(
     counts : ndarray of shape (n_points, n_labels), int64, or csr_array (sparse Y)
     """
     inside = graph.metric_distances <= radius
-    return inside.sum(axis=1, dtype=np.int64), _counts(graph, Y, inside)
+    return inside.sum(axis=1, dtype=np.int64), _counts(graph, Y, inside, missing=missing)
 
 
 class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
@@ -130,6 +134,12 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
         the estimator itself draws nothing.
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        How to read the unknown entries of an incomplete Y (NaN, or
+        ``Y_missing`` in ``fit``): ``"ignore"`` learns from the observed entries
+        only (counts over the neighbours whose label is observed, rescaled to
+        the neighbourhood's size; docs/incomplete_labels.md); ``"negative"``
+        reads them as 0.
 
     Attributes
     ----------
@@ -181,6 +191,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "hubness": HUBNESS_CONSTRAINT,
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
     def __init__(
@@ -194,6 +205,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         n_jobs: int | None = None,
         hubness: Any = None,
         random_state: Any = None,
+        missing_labels: str = "ignore",
     ) -> None:
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -203,19 +215,22 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.n_jobs = n_jobs
         self.hubness = hubness
         self.random_state = random_state
+        self.missing_labels = missing_labels
 
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
+        self._missing_of(Y)
         self._fit_tables(self._fit_counts(graph, Y), Y, self.n_neighbors + 1)
 
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
-        return self._proba_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
+        return self._proba_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_, self._missing)[1])
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
-        return self._decide_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_)[1])
+        return self._decide_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_, self._missing)[1])
 
     def _predict_topk_graph(self, graph: NeighborGraph, X: MatrixLike, k: int) -> TopK:
-        return _topk_by_chunks(self, graph, k, lambda g, rows: _bounded_counts(g, self._fit_Y, self.radius_)[1])
+        return _topk_by_chunks(
+            self, graph, k, lambda g, rows: _bounded_counts(g, self._fit_Y, self.radius_, self._missing)[1])
 
     # ------------------------------------------------------ leave-one-out
     def _loo_exact_supported(self) -> bool:
@@ -241,7 +256,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
                                      active=inside[:, :kk], next_counts=inside[:, kk])
 
     def _fit_counts(self, graph: NeighborGraph, Y: LabelMatrix) -> MatrixLike:
-        return _bounded_counts(graph, Y, self.radius_)[1]
+        return _bounded_counts(graph, Y, self.radius_, self._missing)[1]
 
 
 class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
@@ -293,6 +308,9 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
         the estimator itself draws nothing.
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        As in :class:`BMLkNN` (the counts over a radius neighbourhood's observed
+        labels, rescaled to its size).
 
     Attributes
     ----------
@@ -358,6 +376,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         "radius": _RADIUS_CONSTRAINT,
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
     #: Counts the radius neighbourhoods beyond the graph through the fitted index,
@@ -375,6 +394,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         metric: str = "euclidean",
         n_jobs: int | None = None,
         random_state: Any = None,
+        missing_labels: str = "ignore",
     ) -> None:
         self.radius = radius
         self.n_neighbors = n_neighbors
@@ -383,11 +403,22 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.missing_labels = missing_labels
 
     def _radius_counts(
         self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, loo: bool
     ) -> tuple[NDArray[np.int64], MatrixLike]:
-        """Sizes and label counts of the radius neighbourhoods of the graph's rows."""
+        """Sizes and label counts of the radius neighbourhoods of the graph's rows
+        (over the observed labels, rescaled to each size, when Y is incomplete)."""
+        sizes, counts = self._radius_label_counts(graph, Y, X, loo)
+        if self._missing is None:
+            return sizes, counts
+        _, unknown = self._radius_label_counts(graph, self._missing.unknown, X, loo)
+        return sizes, rescaled_counts(counts, unknown, sizes, self._missing)
+
+    def _radius_label_counts(
+        self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, loo: bool
+    ) -> tuple[NDArray[np.int64], MatrixLike]:
         sizes, counts = _bounded_counts(graph, Y, self.radius_)
         n_avail = Y.shape[0] - 1 if loo else Y.shape[0]
         if graph.n_neighbors >= n_avail:
@@ -422,6 +453,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
+        self._missing_of(Y)
         sizes, counts = self._radius_counts(graph, Y, X, loo=True)
         self.train_sizes_ = sizes
         self.max_count_ = int(sizes.max(initial=0))

@@ -68,6 +68,8 @@ class BRkNNa(BRkNN):
         Teng et al.'s (2025) BRkNNa-ls, BRkNNa-mp, BRkNNa-dsl.
     variant : {"paper", "mulan", "skmultilearn"}, default="paper"
     random_state : int, RandomState instance or None, default=None
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        See :class:`BRkNN` (docs/incomplete_labels.md).
     weights : {"uniform", "distance"} or callable, default="uniform"
         See :class:`BRkNN`; the fallback takes the label of highest weighted vote.
 
@@ -193,6 +195,8 @@ class BRkNNb(BRkNN):
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
     variant : {"paper", "mulan"}, default="paper"
     random_state : int, RandomState instance or None, default=None
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        See :class:`BRkNN` (docs/incomplete_labels.md).
     weights : {"uniform", "distance"} or callable, default="uniform"
         See :class:`BRkNN`; ``L`` is then the sum of the weighted counts ``k v_l``
         and s is computed in float64.

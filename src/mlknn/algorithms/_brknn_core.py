@@ -29,6 +29,8 @@ from ._brknn_votes import as_counts_csr, entry_rows, indicator, top_by_count
 from ._brknn_weights import WeightsParam, neighbour_weights, weighted_counts
 from ._java_random import JavaRandom
 from ._kernels import neighbor_label_counts, sparse_neighbor_label_counts
+from ._missing import MissingLabels, missing_labels_of, observed_counts
+from ._mlknn import MISSING_LABELS_CONSTRAINT
 
 #: MULAN seeds the tie-breaking ``java.util.Random`` of BRkNN with 1 (its constructor).
 MULAN_SEED = 1
@@ -96,6 +98,11 @@ class BRkNN(KNNMultiLabelBase):
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised backend (``neighbors="pynndescent"``). MULAN's tie
         draws always use ``java.util.Random(1)``, as MULAN does.
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        How to read the unknown entries of an incomplete Y (NaN, or
+        ``Y_missing`` in ``fit``): ``"ignore"`` votes with the neighbours whose
+        label is observed, the count rescaled to k (rounded; a weighted vote
+        unrounded; docs/incomplete_labels.md); ``"negative"`` reads them as 0.
     weights : {"uniform", "distance"} or callable, default="uniform"
         The neighbours' vote weights: ``"uniform"`` (the paper's vote, integer
         counts), ``"distance"`` (1/d; a query with a zero-distance neighbour
@@ -150,12 +157,16 @@ class BRkNN(KNNMultiLabelBase):
         "variant": [StrOptions({"paper", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
         "weights": [StrOptions({"uniform", "distance"}), callable],
+        "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
     _supports_sparse_labels = True
+    #: The unknown entries of the fitted Y (None: complete, or read as negative).
+    _missing: MissingLabels | None = None
 
     def __init__(self, n_neighbors: int = 10, *, neighbors: Any = "brute", metric: str = "euclidean",
                  n_jobs: int | None = None, hubness: Any = None, variant: str = "paper",
-                 random_state: Any = None, weights: WeightsParam = "uniform") -> None:
+                 random_state: Any = None, weights: WeightsParam = "uniform",
+                 missing_labels: str = "ignore") -> None:
         self.n_neighbors = n_neighbors
         self.neighbors = neighbors
         self.metric = metric
@@ -164,6 +175,7 @@ class BRkNN(KNNMultiLabelBase):
         self.variant = variant
         self.random_state = random_state
         self.weights = weights
+        self.missing_labels = missing_labels
 
     def _weighted(self) -> bool:
         return not (isinstance(self.weights, str) and self.weights == "uniform")
@@ -203,8 +215,9 @@ class BRkNN(KNNMultiLabelBase):
             # MULAN's Random(1) is created with the classifier; its experiments copy a
             # fresh classifier per fold, which is what a fit is here.
             self.tie_random_state_ = JavaRandom(MULAN_SEED).state
-        # Lazy: nothing is learned beyond the stored label matrix.
+        # Lazy: nothing is learned beyond the stored label matrix (and its unknown entries).
         self._fit_Y = Y
+        self._missing = missing_labels_of(Y, getattr(self, "_fit_unknown", None))
 
     # ------------------------------------------------------ leave-one-out
     def _loo_exact_supported(self) -> bool:
@@ -236,18 +249,25 @@ class BRkNN(KNNMultiLabelBase):
         scikit-multilearn readings); with ``variant="mulan"`` it holds each query's
         neighbour count including the ties at the k-th distance.
         """
-        Y = self._fit_Y
+        Y, missing, k = self._fit_Y, self._missing, self.n_neighbors
+        # With unknown labels, each vote is over the neighbours whose label is observed, rescaled to k.
         if self._weighted():
             w = neighbour_weights(graph.metric_distances, self.weights, type(self).__name__)
-            return weighted_counts(graph, Y, w), None
+            return observed_counts(lambda Z: weighted_counts(graph, Z, w), Y, missing, k, rounded=False), None
         if self.variant != "mulan":
-            counts = sparse_neighbor_label_counts(graph, Y) if sp.issparse(Y) else neighbor_label_counts(graph, Y)
-            return counts, None
+            def count(Z: LabelMatrix) -> MatrixLike:
+                return sparse_neighbor_label_counts(graph, Z) if sp.issparse(Z) else neighbor_label_counts(graph, Z)
+
+            return observed_counts(count, Y, missing, k), None
         research = None
         if self.nn_ is not None and X is not None:
             research = mulan.research_with(self.nn_, validate_features(self, X, reset=False), build_graph)
         A, k_prime = mulan.tie_extended_neighbourhoods(graph, self.n_neighbors, self.n_train_, research)
-        return as_counts_csr(A @ Y) if sp.issparse(Y) else np.asarray(A @ Y.astype(np.int64)), k_prime
+
+        def tie_counts(Z: LabelMatrix) -> MatrixLike:
+            return as_counts_csr(A @ Z) if sp.issparse(Z) else np.asarray(A @ Z.astype(np.int64))
+
+        return observed_counts(tie_counts, Y, missing, k_prime), k_prime
 
     def _weka_tables(self, k_prime: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return mulan.weka_tables(self.n_train_, self.n_labels_, int(k_prime.max(initial=self.n_neighbors)))

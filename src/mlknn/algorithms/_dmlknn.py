@@ -22,6 +22,8 @@ from ..utils._topk import topk_from_dense
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
 from ._loo_counts import dense_bin_moves
+from ._missing import MissingLabels, missing_labels_of, observed_counts
+from ._mlknn import MISSING_LABELS_CONSTRAINT
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
 #: queries x (label, count) columns) may take; the block height is derived from it.
@@ -154,6 +156,13 @@ class DMLkNN(KNNMultiLabelBase):
     variant : {"paper", "mulan"}, default="paper"
         Whose reading: the paper's (Younes et al. 2011, as printed) or MULAN's
         ``mulan.classifier.lazy.DMLkNN`` (see the table above).
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        How to read the unknown entries of an incomplete Y (NaN, or
+        ``Y_missing`` in ``fit``): ``"ignore"`` learns from the observed entries
+        only (u(q), u'(q), the prior and the evidence counts v, v' over the
+        instances whose label q is observed; counting vectors over the
+        neighbours whose label is observed, rescaled to k;
+        docs/incomplete_labels.md); ``"negative"`` reads them as 0.
 
     Attributes
     ----------
@@ -202,10 +211,15 @@ class DMLkNN(KNNMultiLabelBase):
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
     #: The evidence counts of a query are dense in q (see the class docstring).
     _supports_sparse_labels = False
+    #: The unknown entries of the fitted Y, and each group's observed entries per
+    #: label, transposed (None: Y complete, or its unknown entries read as negative).
+    _missing: MissingLabels | None = None
+    _observed_T: NDArray[Any] | None = None
 
     def __init__(
         self,
@@ -219,6 +233,7 @@ class DMLkNN(KNNMultiLabelBase):
         hubness: Any = None,
         variant: str = "paper",
         random_state: Any = None,
+        missing_labels: str = "ignore",
     ) -> None:
         self.hubness = hubness
         self.variant = variant
@@ -229,20 +244,23 @@ class DMLkNN(KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.missing_labels = missing_labels
 
     # ------------------------------------------------------------------ fit
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         n = Y.shape[0]
         self.delta_ = self._delta()
-        # Steps 1-3 (eqs 13-14).
+        missing = self._missing = missing_labels_of(Y, getattr(self, "_fit_unknown", None))
+        # Steps 1-3 (eqs 13-14), over the observed entries of each label when some are unknown.
         self.n_positive_ = Y.sum(axis=0, dtype=np.int64)
+        total = float(n) if missing is None else missing.n_observed
         if self.variant == "mulan":  # MULAN smooths the prior as ML-kNN does
             s = float(self.smoothing)
-            self.prior_ = (s + self.n_positive_) / (2.0 * s + n)
+            self.prior_ = (s + self.n_positive_) / (2.0 * s + total)
         else:
-            self.prior_ = self.n_positive_ / float(n)
+            self.prior_ = safe_ratio(self.n_positive_, total) if missing is not None else self.n_positive_ / total
         # Step 8 for every training instance, once: its LOO counting vector.
-        self.train_counts_ = neighbor_label_counts(graph, Y)
+        self.train_counts_ = self._counting_vectors(graph, Y)
         self._fit_Y = Y
         # Training instances with the same counting vector pass or fail the
         # constraints (15) together: keep one row per distinct vector, with the
@@ -254,9 +272,17 @@ class DMLkNN(KNNMultiLabelBase):
         onehot = sp.csr_matrix((np.ones(n), (inverse, np.arange(n))), shape=(G, n))
         pos = np.asarray(onehot @ Y.astype(np.float64))
         size = np.asarray(onehot.sum(axis=1)).ravel()
+        # A group's instances count for label q where their label q is observed.
+        observed = None if missing is None else size[:, None] - np.asarray(onehot @ missing.unknown.astype(np.float64))
         # Integer sums below 2**24 are exact in float32 whatever the order of the
         # additions; otherwise fall back to float64.
-        self._fit_evidence(groups, pos, size, np.float32 if max(n, q) < 2**24 else np.float64)
+        self._fit_evidence(groups, pos, size, np.float32 if max(n, q) < 2**24 else np.float64, observed)
+
+    def _counting_vectors(self, graph: NeighborGraph, Y: LabelMatrix) -> NDArray[np.int64]:
+        """c_x (eq 3) of the graph's rows; over the observed neighbours, rescaled to k, when Y is incomplete."""
+        counts: NDArray[np.int64] = observed_counts(
+            lambda Z: neighbor_label_counts(graph, Z), Y, self._missing, graph.n_neighbors)
+        return counts
 
     def _delta(self) -> int:
         if self.variant != "mulan":
@@ -271,10 +297,14 @@ class DMLkNN(KNNMultiLabelBase):
             )
         return MULAN_DELTA
 
-    def _fit_evidence(self, groups: NDArray[Any], pos: FloatArray, size: FloatArray, dt: Any) -> None:
+    def _fit_evidence(
+        self, groups: NDArray[Any], pos: FloatArray, size: FloatArray, dt: Any, observed: FloatArray | None = None
+    ) -> None:
         """Sparse encodings of the groups' non-zero counts (see ``_evidence_block``).
 
         ``dt``: float32 or float64, the dtype of every product (``_group_size.dtype``).
+        ``observed``: (G, q) instances of each group whose label is observed
+        (None: all of them, ``size``).
         """
         G, q = groups.shape
         g_idx, l_idx = np.nonzero(groups)  # row-major: sorted by group
@@ -295,7 +325,9 @@ class DMLkNN(KNNMultiLabelBase):
         self._g_nonzero_cols = csr(ones, g_idx, col_of, (G, C))  # (G, C): c_g(l) == j >= 1
         self._g_nonzero_labels = csr(ones, g_idx, l_idx, (G, q))  # (G, q): c_g(l) >= 1
         self._col_pos_T = csr(pos[g_idx, l_idx], col_of, g_idx, (C, G))  # with l, at column (l, c_g(l))
-        self._col_size_T = csr(size[g_idx], col_of, g_idx, (C, G))  # all, at column (l, c_g(l))
+        at_size = size[g_idx] if observed is None else observed[g_idx, l_idx]
+        self._col_size_T = csr(at_size, col_of, g_idx, (C, G))  # all (observed), at column (l, c_g(l))
+        self._observed_T = None if observed is None else np.ascontiguousarray(observed.T, dtype=dt)
         p_g, p_l = np.nonzero(pos)
         self._pos_T = csr(pos[p_g, p_l], p_l, p_g, (q, G))  # (q, G)
         self._group_size = size.astype(dt)
@@ -366,7 +398,8 @@ class DMLkNN(KNNMultiLabelBase):
         col_size = np.asarray(self._col_size_T @ qualifying)
         # c_x(l) = 0: all qualifying groups minus those with c_g(l) >= 1 (per-label sums).
         zero_pos = np.asarray(self._pos_T @ qualifying) - np.asarray(self._label_of_col @ col_pos)  # (q, B)
-        zero_all = (self._group_size @ qualifying)[None, :] - np.asarray(self._label_of_col @ col_size)
+        every = (self._group_size @ qualifying)[None, :] if self._observed_T is None else self._observed_T @ qualifying
+        zero_all = every - np.asarray(self._label_of_col @ col_size)
         # c_x(l) = j >= 1: column (l, j) if some group has it, else no qualifying instance.
         valid = (cx >= 1) & (cx <= k)
         col = np.where(valid, self._col_index[np.where(valid, cx, 0) * q + np.arange(q)[None, :]], -1)
@@ -380,9 +413,10 @@ class DMLkNN(KNNMultiLabelBase):
         return np.rint(v).astype(np.int64), np.rint(all_ - v).astype(np.int64)
 
     def _joint(self, graph: NeighborGraph) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        counts = neighbor_label_counts(graph, self._fit_Y)
+        counts = self._counting_vectors(graph, self._fit_Y)
         v, v_prime = self.evidence_counts(counts)
-        s, Q, n = float(self.smoothing), self.n_labels_, self.n_train_
+        s, Q = float(self.smoothing), self.n_labels_
+        n = self.n_train_ if self._missing is None else self._missing.n_observed
         like1 = safe_ratio(s + v, s * Q + self.n_positive_)  # step 14
         like0 = safe_ratio(s + v_prime, s * Q + (n - self.n_positive_))  # step 15
         return self.prior_ * like1, (1.0 - self.prior_) * like0

@@ -39,6 +39,10 @@ from ._kernels import (
     zero_count_topk,
 )
 from ._loo_counts import SparseLookup, csr_from_keys, dense_bin_moves, entry_keys, sparse_bin_moves
+from ._missing import MissingLabels, missing_labels_of, observed_counts, unobserved_histogram
+
+#: The ``missing_labels`` parameter's constraint (docs/incomplete_labels.md).
+MISSING_LABELS_CONSTRAINT = [StrOptions({"ignore", "negative"})]
 
 
 class _BayesCountsMixin:
@@ -67,17 +71,29 @@ class _BayesCountsMixin:
     cond_prob_true_: NDArray[np.float64]
     cond_prob_false_: NDArray[np.float64]
     _fit_Y: LabelMatrix
+    #: The unknown entries of the fitted Y (None: complete, or read as negative).
+    _missing: MissingLabels | None = None
+
+    def _missing_of(self, Y: LabelMatrix) -> MissingLabels | None:
+        """The unknown entries of the Y being fitted (set by the base class's fit), or None."""
+        self._missing = missing_labels_of(Y, getattr(self, "_fit_unknown", None))
+        return self._missing
 
     def _fit_tables(self, counts: MatrixLike, Y: LabelMatrix, n_bins: int) -> None:
         s, m = float(self.smoothing), Y.shape[0]
-        # Zhang and Zhou (2007) lines 1-3 (BML-kNN paper, eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m).
-        self.prior_ = (s + label_frequencies(Y).astype(np.float64)) / (2 * s + m)
+        missing = getattr(self, "_missing", None)
+        # Zhang and Zhou (2007) lines 1-3 (BML-kNN paper, eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m),
+        # m the observed entries of label l when some are unknown.
+        total = m if missing is None else missing.n_observed.astype(np.float64)
+        self.prior_ = (s + label_frequencies(Y).astype(np.float64)) / (2 * s + total)
         # Lines 4-13 (BML-kNN paper, steps 3-15, eqs 17-18): c[j], c'[j] and
         # P(E_j^l | H_b^l) = (s + c[j]) / (s (k + 1) + sum_p c[p]).
         if sp.issparse(Y):
             c1, c0 = sparse_count_histograms(counts, Y, n_bins)
         else:
             c1, c0 = count_histograms(counts, Y, n_bins)
+        if missing is not None:  # c'[j] over the instances whose label is observed negative
+            c0 = c0 - unobserved_histogram(counts, missing, n_bins)
         self.cond_prob_true_ = smoothed_likelihood(c1, s)
         self.cond_prob_false_ = smoothed_likelihood(c0, s)
         self._fit_Y = Y
@@ -94,8 +110,10 @@ class _BayesCountsMixin:
         if beyond:
             n_bins, s = like1.shape[0], float(self.smoothing)
             u = label_frequencies(self._fit_Y).astype(np.float64)
+            missing = getattr(self, "_missing", None)
+            m = self._fit_Y.shape[0] if missing is None else missing.n_observed
             like1 = np.vstack([like1, safe_ratio(s, s * n_bins + u)[None, :]])
-            like0 = np.vstack([like0, safe_ratio(s, s * n_bins + (self._fit_Y.shape[0] - u))[None, :]])
+            like0 = np.vstack([like0, safe_ratio(s, s * n_bins + (m - u))[None, :]])
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
     def _score_table(self, beyond: bool = False) -> NDArray[np.float64]:
@@ -311,6 +329,13 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``) and
         the tie draws of ``variant="mulan"``.
+    missing_labels : {"ignore", "negative"}, default="ignore"
+        How to read the unknown entries of an incomplete Y (NaN, or
+        ``Y_missing`` in ``fit``): ``"ignore"`` learns from the observed entries
+        only (priors and histograms over the instances whose label is
+        observed; neighbour counts over the neighbours whose label is
+        observed, rescaled to k; docs/incomplete_labels.md); ``"negative"``
+        reads them as 0. A complete Y gives the same model either way.
 
     Attributes
     ----------
@@ -384,6 +409,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "skmultilearn", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
     def __init__(
@@ -397,6 +423,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         hubness: Any = None,
         variant: str = "paper",
         random_state: Any = None,
+        missing_labels: str = "ignore",
     ) -> None:
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
@@ -406,23 +433,24 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.hubness = hubness
         self.variant = variant
         self.random_state = random_state
+        self.missing_labels = missing_labels
 
     # ----------------------------------------------------------------- fit
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
         if self.variant == "skmultilearn" and self.hubness is None:
             graph = _self_included(graph, self.n_neighbors)
-        self._fit_tables(_counts(graph, Y), Y, self.n_neighbors + 1)
+        self._fit_tables(_counts(graph, Y, missing=self._missing_of(Y)), Y, self.n_neighbors + 1)
 
     # ------------------------------------------------------------- predict
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
-        counts = _counts(graph, self._fit_Y)
+        counts = _counts(graph, self._fit_Y, missing=self._missing)
         if self.variant == "skmultilearn":
             return self._proba_from_counts(counts, table=self.prior_ * self.cond_prob_true_)
         return self._proba_from_counts(counts)
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
-        counts = _counts(graph, self._fit_Y)
+        counts = _counts(graph, self._fit_Y, missing=self._missing)
         if self.variant == "mulan":
             return self._decide_from_counts(counts, ties=check_random_state(self.random_state))
         return self._decide_from_counts(counts)
@@ -434,7 +462,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
             table = self.prior_ * self.cond_prob_true_
         else:
             table = None
-        return _topk_by_chunks(self, graph, k, lambda g, rows: _counts(g, self._fit_Y), table)
+        return _topk_by_chunks(self, graph, k, lambda g, rows: _counts(g, self._fit_Y, missing=self._missing), table)
 
     # ------------------------------------------------------ leave-one-out
     def _loo_exact_supported(self) -> bool:
@@ -465,8 +493,20 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
                                      unnormalised=self.variant == "skmultilearn")
 
 
-def _counts(graph: NeighborGraph, Y: LabelMatrix, mask: NDArray[np.bool_] | None = None) -> MatrixLike:
-    """ML-kNN's C over a graph: dense (n, q) for dense Y, CSR for sparse Y."""
+def _counts(
+    graph: NeighborGraph, Y: LabelMatrix, mask: NDArray[np.bool_] | None = None, *,
+    missing: MissingLabels | None = None,
+) -> MatrixLike:
+    """ML-kNN's C over a graph: dense (n, q) for dense Y, CSR for sparse Y.
+
+    ``mask`` keeps some neighbours only; ``missing``: Y's unknown entries, the
+    counts then estimated from the observed ones (:mod:`._missing`).
+    """
+    sizes = graph.n_neighbors if mask is None else mask.sum(axis=1, dtype=np.int64)
+    return observed_counts(lambda Z: _label_counts(graph, Z, mask), Y, missing, sizes)
+
+
+def _label_counts(graph: NeighborGraph, Y: LabelMatrix, mask: NDArray[np.bool_] | None) -> MatrixLike:
     if sp.issparse(Y):
         return sparse_neighbor_label_counts(graph, Y, mask)
     if mask is None:

@@ -32,6 +32,7 @@ from ..neighbors import (
     is_exact,
 )
 from ..neighbors._base import unchecked_graph
+from ..utils._missing_labels import MISSING_LABEL_ESTIMATORS, split_unknown_labels, unknown_like
 from ..utils._param_validation import (
     Integral,
     Interval,
@@ -165,6 +166,9 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
         # Named by LabelSpaceTooLargeError as the estimators that can do it.
         if cls._supports_sparse_labels is True and not cls.__name__.startswith("_"):
             SPARSE_LABEL_ESTIMATORS.add(cls.__name__)
+        # Named by the refusal of unknown label entries as the estimators that learn without them.
+        if "missing_labels" in cls.__dict__.get("_parameter_constraints", {}) and not cls.__name__.startswith("_"):
+            MISSING_LABEL_ESTIMATORS.add(cls.__name__)
 
     _parameter_constraints: dict[str, list[Any]] = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
@@ -218,7 +222,9 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
             ``fit_from_graph``); ``"sparse_labels"``: a sparse Y stays sparse;
             ``"hubness"``: it accepts a ``hubness`` parameter; ``"row_scoring"``:
             a query's scores depend on its own graph row only, bit for bit, so
-            blocks of queries may be scored separately (hubness reduction included).
+            blocks of queries may be scored separately (hubness reduction included);
+            ``"missing_labels"``: it learns from the observed entries of an
+            incomplete Y (NaN, or ``Y_missing``).
         """
         reduction = self._hubness_reduction()
         return {
@@ -227,6 +233,7 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
             "sparse_labels": bool(self._supports_sparse_labels),
             "hubness": "hubness" in self._parameter_constraints,
             "row_scoring": bool(self._row_scoring) and bool(getattr(reduction, "rowwise", True)),
+            "missing_labels": "missing_labels" in self._parameter_constraints,
         }
 
     # ------------------------------------------------------ hubness hooks
@@ -256,7 +263,7 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: MatrixLike, Y: MatrixLike) -> Self:
+    def fit(self, X: MatrixLike, Y: MatrixLike, Y_missing: MatrixLike = None) -> Self:
         """Fit from training data.
 
         Parameters
@@ -266,15 +273,22 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
             Binary indicator matrix (0/1). A single label is ``(n_samples, 1)``.
             A scipy sparse Y stays sparse in the estimators that support it
             (``knn_capabilities()["sparse_labels"]``); the others densify it
-            after checking that it fits in memory.
+            after checking that it fits in memory. NaN marks an unknown entry
+            (estimators with a ``missing_labels`` parameter; see
+            docs/incomplete_labels.md).
+        Y_missing : {array-like, sparse matrix} of shape (n_samples, n_labels), optional
+            1 marks an unknown entry of Y (the form for a sparse Y, which
+            cannot hold NaN); same estimators as NaN.
 
         Returns
         -------
         self
         """
         container = _container_kind(Y)
+        Y, unknown = split_unknown_labels(self, Y, Y_missing)
         X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
         Y = self._labels_for_fit(Y)
+        unknown = unknown_like(unknown, Y)
         if not self._normalises_features:
             warn_if_unscaled(X, self)
         width = self.search_width(X.shape[0])
@@ -283,12 +297,16 @@ class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, Cl
         self.nn_ = get_backend(self.neighbors, metric=self.metric, n_jobs=self.n_jobs,
                                random_state=getattr(self, "random_state", None)).fit(X)
         graph = self._transform_graph(unchecked_graph(self.nn_, None, width), X, fit=True)
-        self._fit_from_validated_graph(graph, Y, X, (y_dtype, container))
+        self._fit_from_validated_graph(graph, Y, X, (y_dtype, container), unknown)
         return self
 
     def _fit_from_validated_graph(
-        self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None]
+        self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None],
+        unknown: MatrixLike = None,
     ) -> None:
+        # The unknown entries of Y (None: complete), read by the estimators with a
+        # missing_labels parameter; reset by every fit.
+        self._fit_unknown = unknown
         self._set_label_space(Y)
         self._y_dtype, self._y_container = y_kind
         self.sparse_labels_ = bool(sp.issparse(Y))

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..neighbors import NeighborGraph, NeighborsIndex
+from ..utils._missing_labels import split_unknown_labels, unknown_like
 from ..utils._param_validation import _fit_context
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from ..utils._validation import check_label_matrix, validate_features
@@ -32,7 +33,8 @@ class _GraphReuseMixin:
         def _check_n_neighbors(self, n_samples: int, width: int) -> None: ...
         def _labels_for_fit(self, Y: LabelMatrix) -> LabelMatrix: ...
         def _fit_from_validated_graph(
-            self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None]
+            self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None],
+            unknown: MatrixLike = None,
         ) -> None: ...
         def _transform_graph(
             self, graph: NeighborGraph, X: MatrixLike = None, *, fit: bool = False
@@ -48,7 +50,8 @@ class _GraphReuseMixin:
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_from_graph(
-        self, graph: NeighborGraph, Y: MatrixLike, X: MatrixLike = None, index: NeighborsIndex | None = None
+        self, graph: NeighborGraph, Y: MatrixLike, X: MatrixLike = None, index: NeighborsIndex | None = None,
+        Y_missing: MatrixLike = None,
     ) -> Self:
         """Fit from a precomputed leave-one-out graph of the training set.
 
@@ -64,6 +67,8 @@ class _GraphReuseMixin:
             (``knn_capabilities()["uses_features"]``).
         index : fitted backend, optional
             Kept as ``nn_`` so that :meth:`predict` works without a graph.
+        Y_missing : {array-like, sparse matrix} of shape (n_samples, n_labels), optional
+            1 marks an unknown entry of Y, as in ``fit`` (where NaN in Y does too).
 
         Returns
         -------
@@ -76,7 +81,9 @@ class _GraphReuseMixin:
                 f"set's leave-one-out NeighborGraph (loo=True). Got {got} instead."
             )
         y_dtype, container = _input_dtype(Y), _container_kind(Y)
+        Y, unknown = split_unknown_labels(self, Y, Y_missing)
         Y = self._labels_for_fit(check_label_matrix(Y, n_samples=graph.n_points, accept_sparse=True))
+        unknown = unknown_like(unknown, Y)
         width = self.search_width(graph.n_points)
         self._check_n_neighbors(graph.n_points, width)
         if graph.n_neighbors < width:
@@ -94,7 +101,7 @@ class _GraphReuseMixin:
             self.n_features_in_ = getattr(index, "n_features_in_", 0)
         self.nn_ = index
         self._fit_from_validated_graph(self._transform_graph(graph.take(width), X, fit=True), Y, X,
-                                       (y_dtype, container))
+                                       (y_dtype, container), unknown)
         return self
 
     def predict_proba_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> FloatArray:
