@@ -91,3 +91,25 @@ def test_bad_input_is_named(func):
 def test_bad_bins_are_named():
     with pytest.raises(ValueError, match="'n_bins' parameter"):
         expected_calibration_error([[1]], [[0.5]], n_bins=0)
+
+
+def test_reliability_display_draws_the_bins(scores):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mlknn.plots import ReliabilityDisplay
+
+    Y, P = scores
+    d = ReliabilityDisplay.from_predictions(Y, P, labels=[0, 5], label_names=list("abcdef"), n_bins=5).plot()
+    assert list(d.curves) == ["pooled", "a", "f"]
+    count, mean_p, frac = calibration_bins(Y[:, [5]], P[:, [5]], n_bins=5)
+    keep = count[0] > 0
+    np.testing.assert_array_equal(d.curves["f"][0], mean_p[0, keep])
+    np.testing.assert_array_equal(d.curves["f"][1], frac[0, keep])
+    assert d.ece["pooled"] == expected_calibration_error(Y, P, n_bins=5, average="micro")
+    assert len(d.ax_.lines) == 4  # the diagonal and three curves
+    empty = ReliabilityDisplay.from_predictions(np.zeros((0, 2)), np.zeros((0, 2))).plot()
+    assert empty.curves == {}
+    plt.close("all")

@@ -3,15 +3,12 @@
 from typing import Any, Self
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.metaestimators import available_if
+from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..base import MultiLabelMixin
-from ..model_selection import loo_predict_proba
 from ..utils._param_validation import HasMethods, Integral, Interval, Real, StrOptions, _fit_context
 from ..utils._typing import MatrixLike, NDArray
-from ..utils._validation import check_label_matrix, input_dtype
+from ._base import PosteriorRuleBase
 from ._rules import above, top_labels, with_at_least
 from ._search import (
     LABEL_SCORINGS,
@@ -26,14 +23,7 @@ from ._search import (
 _SCORINGS_OF = {"per-label": LABEL_SCORINGS, "global": MATRIX_SCORINGS, "rcut": MATRIX_SCORINGS}
 
 
-def _estimator_has(name: str) -> Any:
-    def check(self: "TunedThresholds") -> bool:
-        return hasattr(self.estimator_ if hasattr(self, "estimator_") else self.estimator, name)
-
-    return check
-
-
-class TunedThresholds(MultiLabelMixin, ClassifierMixin, BaseEstimator):
+class TunedThresholds(PosteriorRuleBase):
     """A multi-label classifier whose decision rule is tuned on out-of-sample posteriors.
 
     Fits ``estimator`` on all the data for prediction and chooses how its posteriors
@@ -175,11 +165,8 @@ class TunedThresholds(MultiLabelMixin, ClassifierMixin, BaseEstimator):
                 f"strategy={self.strategy!r} (a per-label search optimises each label's own measure); "
                 f"got {self.scoring!r}."
             )
-        y_dtype = input_dtype(Y)
-        Y = check_label_matrix(Y)
+        Y = self._check_labels(Y)
         self.estimator_ = clone(self.estimator).fit(X, Y)
-        self._y_dtype = y_dtype
-        self._set_label_space(Y)
         q = Y.shape[1]
         self.n_top_labels_: int | None = None
         self.best_score_: float | None = None
@@ -187,7 +174,7 @@ class TunedThresholds(MultiLabelMixin, ClassifierMixin, BaseEstimator):
             self.oof_proba_: NDArray[np.float64] | None = None
             self.thresholds_: NDArray[np.float64] | None = np.full(q, float(self.threshold))
             return self
-        P = loo_predict_proba(self.estimator, X, Y, cv=self.cv, random_state=self.random_state)
+        P = self._out_of_sample_proba(X, Y)
         self.oof_proba_ = P
         if self.strategy == "per-label":
             self.thresholds_, values = per_label_thresholds(P, Y, self.scoring)
@@ -223,35 +210,3 @@ class TunedThresholds(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self._decide(self.estimator_.predict_proba(X))
-
-    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
-        """The fitted estimator's posteriors (the rule does not change them).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_labels)
-        """
-        check_is_fitted(self)
-        return np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
-
-    @available_if(_estimator_has("predict_topk"))  # type: ignore[untyped-decorator]  # scikit-learn has no stubs
-    def predict_topk(self, X: MatrixLike, k: int = 5) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """The fitted estimator's k highest-scoring labels and their scores.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-        k : int, default=5
-
-        Returns
-        -------
-        labels : ndarray of shape (n_queries, k)
-        scores : ndarray of shape (n_queries, k)
-        """
-        check_is_fitted(self)
-        labels, scores = self.estimator_.predict_topk(X, k)
-        return labels, scores

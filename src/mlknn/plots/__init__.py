@@ -11,6 +11,8 @@ LabelCooccurrenceDisplay       P(label q | label r) matrix (Younes et al. 2011, 
 ParameterCurveDisplay          metric (or average rank) versus a parameter per
                                algorithm: k (Teng et al. 2025, Figures 2-7), the radius of
                                BML-kNN (BML-kNN paper, Figures 2-5)
+ReliabilityDisplay             relevant fraction versus mean posterior per bin, per
+                               label and pooled (calibration)
 =============================  =====================================================
 
 matplotlib is imported lazily; the report uses the Agg backend.
@@ -18,10 +20,12 @@ matplotlib is imported lazily; the report uses the Agg backend.
 
 from ._data_displays import KOccurrenceDisplay, LabelCooccurrenceDisplay
 from ._displays import CriticalDifferenceDisplay, ParameterCurveDisplay
+from ._reliability import ReliabilityDisplay
 
 __all__ = [
     "CriticalDifferenceDisplay",
     "KOccurrenceDisplay",
     "LabelCooccurrenceDisplay",
     "ParameterCurveDisplay",
+    "ReliabilityDisplay",
 ]
