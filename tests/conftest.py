@@ -8,6 +8,8 @@ from pathlib import Path
 # test module is collected before this file); an explicit NUMBA_CACHE_DIR wins.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "mlknn-numba"))
 
+from collections import Counter  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -34,3 +36,21 @@ def data_dir():
     if path is None:
         pytest.skip("MLKNN_DATA is not set (CI always sets it)")
     return path
+
+
+def _skip_reason(report):
+    # A skip's longrepr is (path, line, "Skipped: reason"); a skipif's reason has no prefix.
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """One line per skip reason with its count, instead of one line per skipped test."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    counts = Counter(_skip_reason(report) for report in skipped)
+    terminalreporter.section(f"{len(skipped)} skipped, by reason")
+    for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        terminalreporter.write_line(f"{count:5d}  {reason}")

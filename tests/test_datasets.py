@@ -692,7 +692,7 @@ def test_nominal_encoding_is_validated(tmp_path):
         load(write(tmp_path, "d.arff", NOMINAL_DISTANCES), nominal="dummy")
 
 
-@pytest.mark.parametrize("name", ["data.csv", "train.json"])  # .svm: load_xc
+@pytest.mark.parametrize("name", ["data.xlsx", "train.json"])  # .svm: load_xc; .csv: load_csv
 def test_other_formats_say_which_are_read(tmp_path, name):
     path = tmp_path / name
     path.write_text("1,2,3\n")

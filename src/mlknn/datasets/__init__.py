@@ -11,6 +11,10 @@ load
     any ARFF file by path (``.txt`` / ``.svm`` / ``.libsvm``: :func:`load_xc`).
 load_arff
     One ARFF file, with explicit control over where the labels are.
+load_csv
+    A CSV / TSV table with a header row, the label columns given by name or count.
+save_arff
+    Write X and Y as MULAN ARFF (+ XML) or MEKA ARFF.
 load_xc
     An Extreme Classification Repository or LIBSVM multi-label text file
     (CSR X float32, CSR Y uint8; see :mod:`mlknn.datasets._xc`).
@@ -44,6 +48,7 @@ Label conventions
 """
 
 from ._arff import DatasetFormatError
+from ._csv import load_csv
 from ._fetch import ChecksumError, FetchError, fetch, fetchable_datasets
 from ._load import XC_SUFFIXES as XC_SUFFIXES
 from ._load import list_datasets, load
@@ -52,11 +57,14 @@ from ._read import READ_FORMATS as READ_FORMATS
 from ._read import load_arff
 from ._stats import dataset_stats, label_stats
 from ._synthetic import make_extreme_multilabel, make_multilabel, make_simulated_2d
+from ._write import save_arff
 from ._xc import load_xc
 
 __all__ = [
     "load",
     "load_arff",
+    "load_csv",
+    "save_arff",
     "list_datasets",
     "dataset_stats",
     "label_stats",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Literal, overload
@@ -14,6 +14,7 @@ from sklearn.utils import Bunch
 from ..utils._typing import LabelMatrix, MatrixLike
 from ._arff import DatasetFormatError
 from ._arff_encode import NominalEncoding
+from ._csv import CSV_SUFFIXES, load_csv
 from ._manifest import DatasetEntry, data_home, read_manifest
 from ._read import READ_FORMATS, _read_file, _StrPath, load_arff
 from ._xc import load_xc
@@ -92,6 +93,7 @@ def load(
     return_X_y: Literal[False] = ...,
     data_home: _StrPath | None = ...,
     nominal: NominalEncoding = ...,
+    labels: int | str | Sequence[str] | None = ...,
 ) -> Bunch: ...
 @overload
 def load(
@@ -101,6 +103,7 @@ def load(
     return_X_y: Literal[True],
     data_home: _StrPath | None = ...,
     nominal: NominalEncoding = ...,
+    labels: int | str | Sequence[str] | None = ...,
 ) -> tuple[MatrixLike, LabelMatrix]: ...
 @overload
 def load(
@@ -110,6 +113,7 @@ def load(
     return_X_y: bool = ...,
     data_home: _StrPath | None = ...,
     nominal: NominalEncoding = ...,
+    labels: int | str | Sequence[str] | None = ...,
 ) -> Bunch | tuple[MatrixLike, LabelMatrix]: ...
 def load(
     name_or_path: _StrPath,
@@ -118,8 +122,9 @@ def load(
     return_X_y: bool = False,
     data_home: _StrPath | None = None,
     nominal: NominalEncoding = "weka",
+    labels: int | str | Sequence[str] | None = None,
 ) -> Bunch | tuple[MatrixLike, LabelMatrix]:
-    """Load a multi-label dataset by MANIFEST name or ARFF path.
+    """Load a multi-label dataset by MANIFEST name, or a file by path (ARFF, CSV / TSV, XC).
 
     Parameters
     ----------
@@ -129,7 +134,8 @@ def load(
         A path is handled by :func:`load_arff` (MULAN ``.xml`` beside the
         file, else MEKA ``-C q``); a ``.txt`` / ``.svm`` / ``.libsvm``
         (optionally ``.gz``) path by :func:`load_xc` (Extreme Classification
-        Repository or LIBSVM multi-label text: CSR X and Y).
+        Repository or LIBSVM multi-label text: CSR X and Y); a ``.csv`` /
+        ``.tsv`` (optionally ``.gz``) path by :func:`load_csv`, with ``labels``.
     split : {None, 'train', 'test'}, default=None
         For a name: None gives the whole dataset - the union file
         (``emotions.arff``, ``Corel5k-sparse.arff``), or train followed by
@@ -148,6 +154,10 @@ def load(
         weight of a 0/1 feature; with ``"onehot"`` it adds 2. The default is
         ``"weka"`` so that no attribute weighs more than another because it is
         nominal.
+    labels : int, str or sequence of str, default=None
+        For a CSV / TSV path only (required there): the label columns, by name
+        (a list or a comma-separated string) or by count (q > 0 the first q
+        columns, q < 0 the last ``|q|``); see :func:`load_csv`.
 
     Returns
     -------
@@ -197,9 +207,22 @@ def load(
     """
     if split not in _SPLITS:
         raise ValueError(f"split must be None, 'train' or 'test', got {split!r}")
+    is_csv = str(name_or_path).lower().endswith(CSV_SUFFIXES)
+    if labels is not None and not is_csv:
+        raise ValueError(
+            "labels is for a CSV / TSV file (its label columns); an ARFF file says which attributes are labels "
+            f"itself (MULAN .xml or MEKA -C q). Got labels={labels!r} for {str(name_or_path)!r}."
+        )
     if _looks_like_path(name_or_path):
         if split is not None:
             raise ValueError("split is only meaningful for a dataset name, not a file path")
+        if is_csv:
+            if labels is None:
+                raise ValueError(
+                    f"{str(name_or_path)!r} is a CSV / TSV file: say which columns are the labels with labels= "
+                    "(names, or a count: q > 0 the first q columns, q < 0 the last |q|; on the command line --labels)."
+                )
+            return load_csv(name_or_path, labels, return_X_y=return_X_y)
         if str(name_or_path).lower().endswith(XC_SUFFIXES):
             return load_xc(name_or_path, return_X_y=return_X_y)
         return load_arff(name_or_path, nominal=nominal, return_X_y=return_X_y)

@@ -197,7 +197,8 @@ def load_arff(
 READ_FORMATS = (
     "ARFF files (.arff, or gzip-compressed .arff.gz), in the MULAN or MEKA layout, and "
     "Extreme Classification Repository / LIBSVM multi-label text files (.txt, .svm, .libsvm, "
-    "optionally .gz)"
+    "optionally .gz), and CSV / TSV tables with a header row (.csv, .tsv, optionally .gz; the label "
+    "columns given by labels=)"
 )
 
 
@@ -209,5 +210,5 @@ def _check_format(path: _StrPath) -> None:
     suffix = "".join(Path(path).suffixes) or "no extension"
     raise ValueError(
         f"Cannot read {str(path)!r} ({suffix}): mlknn.datasets reads {READ_FORMATS}. "
-        "Convert the file to ARFF, or build X and Y yourself (numpy / scipy.sparse)."
+        "Convert the file to one of them, or build X and Y yourself (numpy / scipy.sparse)."
     )
