@@ -142,3 +142,15 @@ def test_save_arff_refuses_bad_input(tmp_path):
         save_arff(tmp_path / "b.arff", X, np.eye(3))
     with pytest.raises(ValueError, match="layout must be 'mulan' or 'meka'"):
         save_arff(tmp_path / "b.arff", X, np.eye(2), layout="weka")
+
+
+def test_topk_labels_alone_point_to_the_pair():
+    from mlknn import MLkNN
+    from mlknn.metrics import precision_at_k
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), (rng.random((40, 8)) < 0.3).astype(np.uint8)
+    labels, scores = MLkNN(n_neighbors=5).fit(X, Y).predict_topk(X, 5)
+    with pytest.raises(ValueError, match=r"pass the pair it returns.*precision_at_k\(Y_true, \(labels, scores\), k=k\)"):
+        precision_at_k(Y, labels, k=5)
+    assert 0.0 <= precision_at_k(Y, (labels, scores), k=5) <= 1.0

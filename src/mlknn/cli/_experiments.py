@@ -12,9 +12,10 @@ from rich.table import Table
 
 def export_command(
     db: Path = typer.Argument(..., help="Results database (SQLite) written by `mlknn run ... --db`."),
-    csv: str = typer.Option("-", "--csv", help="CSV file to write (one row per cell x metric); - (the default) writes to standard output."),
+    csv: str = typer.Option("-", "--csv", help="CSV file to write; - (the default) writes to standard output."),
+    wide: bool = typer.Option(False, "--wide", help="One row per cell with a column per parameter and per measure (a tidy table for pandas, R or a spreadsheet); default one row per cell x metric."),
 ) -> None:
-    """Export every result row of a database to CSV (a file, or standard output)."""
+    """Export every result of a database to CSV (a file, or standard output)."""
     import sys
     import tempfile
 
@@ -23,6 +24,11 @@ def export_command(
     if not db.exists():
         raise FileNotFoundError(f"The results database {str(db)!r} does not exist.")
     with ResultsDB(db) as rdb:
+        if wide:
+            n = _write_wide(rdb.wide_rows(), csv)
+            if csv != "-":
+                Console(stderr=True).print(f"{n} cells -> {csv}", markup=False, highlight=False)
+            return
         if csv != "-":
             n = rdb.to_csv(csv)
             Console(stderr=True).print(f"{n} rows -> {csv}", markup=False, highlight=False)
@@ -34,6 +40,28 @@ def export_command(
                 for chunk in iter(lambda: fh.read(1 << 20), ""):
                     sys.stdout.write(chunk)
     sys.stdout.flush()
+
+
+def _write_wide(rows: Sequence[Mapping[str, Any]], target: str) -> int:
+    """The wide rows as CSV into a file, or standard output for ``-``; returns the row count."""
+    import csv as csv_module
+    import sys
+
+    columns = list(rows[0]) if rows else ["dataset", "algorithm"]
+
+    def write(fh: Any) -> None:
+        writer = csv_module.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: "" if row[c] is None or row[c] != row[c] else row[c] for c in columns})
+
+    if target == "-":
+        write(sys.stdout)
+        sys.stdout.flush()
+    else:
+        with open(target, "w", newline="", encoding="utf-8") as fh:
+            write(fh)
+    return len(rows)
 
 
 def report_command(

@@ -38,6 +38,7 @@ the same time.
 
 import csv
 import datetime as _dt
+import json
 import math
 import os
 import sqlite3
@@ -397,6 +398,92 @@ class ResultsDB:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY dataset, algorithm, params, protocol, repeat, fold, stage, category, message"
         return [dict(zip(WARNING_COLUMNS, row)) for row in self.conn.execute(sql, args)]
+
+    def wide_rows(self) -> list[dict[str, Any]]:
+        """One dict per cell: its parameters and each measure in columns of their own.
+
+        The long rows of :meth:`rows` (one per cell and metric, parameters as JSON)
+        pivoted: ``dataset``, ``algorithm``, one key per estimator parameter (a name
+        that clashes with another column gets the prefix ``param_``), the
+        ``preprocessing``, ``search`` and ``protocol`` (canonical JSON), ``repeat``,
+        ``fold``, the timings and sizes, then one key per metric (NaN where undefined).
+
+        Returns
+        -------
+        list of dict
+            Ordered as :meth:`rows`; every dict has the same keys (a parameter
+            one algorithm lacks is None).
+
+        See Also
+        --------
+        to_frame : The same as a pandas DataFrame.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultsDB(os.path.join(tempfile.mkdtemp(), "r.db")) as db:
+        ...     db.wide_rows()
+        []
+        """
+        fixed = ("dataset", "algorithm")
+        tail = ("preprocessing", "search", "protocol", "repeat", "fold", "fit_seconds", "predict_seconds",
+                "search_seconds", "n_train", "n_test", "n_features", "n_labels")
+        cells: dict[tuple[Any, ...], dict[str, Any]] = {}
+        param_names: dict[str, None] = {}
+        metric_names: dict[str, None] = {}
+        for row in self.rows():
+            key = tuple(row[c] for c in CELL_COLUMNS)
+            cell = cells.get(key)
+            if cell is None:
+                params = json.loads(row["params"])
+                for name in params:
+                    param_names.setdefault(name)
+                cell = {**{c: row[c] for c in fixed + tail}, "_params": params}
+                cells[key] = cell
+            cell[row["metric"]] = row["value"]
+            metric_names.setdefault(row["metric"])
+        taken = set(fixed + tail) | set(metric_names)
+        columns = {name: (f"param_{name}" if name in taken else name) for name in param_names}
+        out = []
+        for cell in cells.values():
+            params = cell.pop("_params")
+            wide = {c: cell[c] for c in fixed}
+            wide.update({columns[name]: params.get(name) for name in param_names})
+            wide.update({c: cell[c] for c in tail})
+            wide.update({m: cell.get(m, float("nan")) for m in metric_names})
+            out.append(wide)
+        return out
+
+    def to_frame(self) -> Any:
+        """The results as a pandas DataFrame, one row per cell (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`wide_rows`: the cell, a column per estimator
+            parameter and a column per measure.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (``pip install 'mlknn[pandas]'``).
+
+        See Also
+        --------
+        wide_rows : The same rows as dicts, without pandas.
+        rows : The long rows, one per cell and metric.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultsDB(os.path.join(tempfile.mkdtemp(), "r.db")) as db:  # doctest: +SKIP
+        ...     frame = db.to_frame()
+        ...     frame.groupby(["dataset", "algorithm", "n_neighbors"])["hamming_loss"].mean()
+        """
+        from ..utils._optional import check_optional_dependency
+
+        pd = check_optional_dependency("pandas", "ResultsDB.to_frame()")
+        return pd.DataFrame(self.wide_rows())
 
     def to_csv(self, path: str | os.PathLike[str]) -> int:
         """Export every result row to CSV (header :data:`RESULT_COLUMNS`). Returns the row count.

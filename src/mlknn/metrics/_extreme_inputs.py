@@ -144,8 +144,16 @@ def ranked_labels(Y_score: MatrixLike, shape: tuple[int, int], k: int) -> NDArra
             f"(labels, scores) pair of predict_topk; it could not be read ({exc})."
         ) from exc
     if S.shape != shape:
+        hint = ""
+        if S.ndim == 2 and S.shape[0] == shape[0] and S.shape[1] < shape[1]:
+            # (n, k) with k < q: most likely the labels of predict_topk without their scores.
+            hint = (
+                " An (n, k) array looks like the labels of predict_topk alone: pass the pair it returns, "
+                "labels, scores = estimator.predict_topk(X, k); precision_at_k(Y_true, (labels, scores), k=k)."
+            )
         raise ValueError(
-            f"Y_score must have the shape of Y_true {shape}; got {S.shape}."
+            f"Y_score must have the shape of Y_true {shape}; got {S.shape}. (It may also be the "
+            f"(labels, scores) pair of predict_topk.){hint}"
         )
     if not np.isfinite(S).all():
         i, j = np.argwhere(~np.isfinite(S))[0]

@@ -11,6 +11,7 @@ _EXTRAS = {
     "dask": "dask",
     "distributed": "dask",
     "torch": "gpu",
+    "pandas": "pandas",
 }
 
 
