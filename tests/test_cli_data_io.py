@@ -2,23 +2,12 @@
 
 import csv
 import json
-import json
 import math
 
 import pytest
+from test_cli import _run
 
-from mlknn.cli._main import main
 from mlknn.experiments import ResultsDB
-
-
-def _run(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 @pytest.fixture
