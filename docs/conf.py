@@ -66,7 +66,38 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"mlknn {release}"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 
-# Examples run at build time; the dataset examples read $MLKNN_DATA (CI sets it).
+
+
+def _stop(message):
+    # Sphinx answers any error raised here (ConfigError, SystemExit) with its crash report
+    # and a request to file an issue with Sphinx; a missing data folder is the user's to fix,
+    # so it gets one line and exit status 2 instead.
+    sys.stderr.write(f"docs: {message}\n")
+    sys.stderr.flush()
+    os._exit(2)
+
+
+def _absolute_data_folder():
+    """Make ``$MLKNN_DATA`` absolute, or stop the build with one line saying what to set.
+
+    The gallery runs each example from the examples' folder, so a relative path (as the
+    README's commands write it) is resolved here against the folder sphinx-build was started
+    in (the shell's ``$PWD``: Sphinx reads this file from the docs folder).
+    """
+    value = os.environ.get("MLKNN_DATA")
+    if not value:
+        _stop("set MLKNN_DATA to the benchmark-data folder, which the gallery's examples read "
+              "(for example MLKNN_DATA=../shared/datasets)")
+    start = Path(os.environ.get("PWD") or os.getcwd())
+    path = (start / Path(value).expanduser()).resolve()
+    if not path.is_dir():
+        _stop(f"MLKNN_DATA={value} is not a folder (looked in {path})")
+    os.environ["MLKNN_DATA"] = str(path)
+
+
+_absolute_data_folder()
+
+# Examples run at build time; the dataset examples read $MLKNN_DATA (made absolute above).
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
