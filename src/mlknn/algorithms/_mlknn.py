@@ -40,6 +40,7 @@ from ._kernels import (
 )
 from ._loo_counts import SparseLookup, csr_from_keys, dense_bin_moves, entry_keys, sparse_bin_moves
 from ._missing import MissingLabels, missing_labels_of, observed_counts, unobserved_histogram
+from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 #: The ``missing_labels`` parameter's constraint (docs/incomplete_labels.md).
 MISSING_LABELS_CONSTRAINT = [StrOptions({"ignore", "negative"})]
@@ -263,7 +264,7 @@ class _BayesCountsMixin:
         return out
 
 
-class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
+class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     """Multi-label k-nearest neighbours with a Bayesian (MAP) decision per label.
 
     Training (Zhang and Zhou 2007, lines 1-13):
@@ -336,6 +337,10 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         observed; neighbour counts over the neighbours whose label is
         observed, rescaled to k; docs/incomplete_labels.md); ``"negative"``
         reads them as 0. A complete Y gives the same model either way.
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -410,6 +415,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         "variant": [StrOptions({"paper", "skmultilearn", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
         "missing_labels": MISSING_LABELS_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
     }
 
     def __init__(
@@ -424,6 +430,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         variant: str = "paper",
         random_state: Any = None,
         missing_labels: str = "ignore",
+        max_samples: int | None = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
@@ -434,6 +441,7 @@ class MLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.variant = variant
         self.random_state = random_state
         self.missing_labels = missing_labels
+        self.max_samples = max_samples
 
     # ----------------------------------------------------------------- fit
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:

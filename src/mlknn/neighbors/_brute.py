@@ -167,9 +167,17 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
         indices : ndarray of shape (n_queries, n_neighbors), intp
         """
         check_is_fitted(self, "n_samples_fit_")
+        n_neighbors = check_n_neighbors(n_neighbors, self.n_samples_fit_, X is None)
+        dist, ind = self._squared_kneighbors(X, n_neighbors)
+        return self._finish_distances(dist, ind, return_distance)
+
+    def _squared_kneighbors(self, X: MatrixLike, n_neighbors: int) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+        """``kneighbors`` with squared Euclidean distances (of the prepared points),
+        ``n_neighbors`` already checked: what the incremental updates
+        (``_incremental.py``) keep, since the metric's distances do not give the
+        squares back bit for bit."""
         loo = X is None
         n_fit = self.n_samples_fit_
-        n_neighbors = check_n_neighbors(n_neighbors, n_fit, loo)
         if loo:
             Q, q_sqnorm = self._fit_X, self._fit_sqnorm
         else:
@@ -192,8 +200,7 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
                 _GEMM_RTOL[np.dtype(self._fit_aug.dtype)]):
             # Several chunks of a dense training set: the symmetric Gram matrix,
             # each off-diagonal block computed once (_exact_loo.py); the same answer.
-            dist, ind = symmetric_loo(self, n_neighbors, chunk, workers)
-            return self._finish_distances(dist, ind, return_distance)
+            return symmetric_loo(self, n_neighbors, chunk, workers)
         if workers == 1 and self._compiled_rows(Q, n_q, n_neighbors) and (split := threads_for(self.n_jobs)) > 1:
             # A small dense search on the compiled selection: chunks of at most a
             # 1/split of the rows (the same key memory in all), one thread each,
@@ -215,7 +222,7 @@ class BruteNeighbors(_ExactKernel, _RadiusCounts, BaseEstimator):
             dist[start:stop], ind[start:stop] = d, i
 
         _map_chunks(work, starts, workers)
-        return self._finish_distances(dist, ind, return_distance)
+        return dist, ind
 
     def _finish_distances(
         self, dist: NDArray[np.float64], ind: NDArray[np.intp], return_distance: bool

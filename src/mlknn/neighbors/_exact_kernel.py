@@ -468,7 +468,16 @@ def _l2_normalize(X: MatrixLike) -> MatrixLike:
     norms = np.sqrt(_row_sqnorms(X))
     norms[norms == 0] = 1.0  # an all-zero row stays zero (distance 1 to all)
     if sp.issparse(X):
-        return sp.csr_matrix(sp.diags(1.0 / norms) @ X, dtype=X.dtype)
+        # Row scaling of the stored values (the same products as diags(1 / norms) @ X)
+        # keeps X's canonical layout: a pair's exact distance is then one function of
+        # the two rows, not of which other rows share its block (scipy's binary
+        # operations take another summation order on non-canonical operands).
+        X = sp.csr_matrix(X)
+        inv = np.repeat(1.0 / norms, np.diff(X.indptr))
+        out = sp.csr_matrix(((inv * X.data).astype(X.dtype), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+        out.has_canonical_format = X.has_canonical_format
+        out.eliminate_zeros()  # as the product did
+        return out
     return (X / norms[:, None]).astype(X.dtype, copy=False)
 
 
