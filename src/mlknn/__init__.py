@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
 from .algorithms._mlknn import MLkNN
+from .base import Explanation
 from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
 
 if TYPE_CHECKING:  # the lazy names of __getattr__, for type checkers
@@ -36,6 +37,7 @@ __all__ = [
     "BRkNNa",
     "BRkNNb",
     "DMLkNN",
+    "Explanation",
     "FeatureScaleWarning",
     "IBLR",
     "LabelSpaceTooLargeError",

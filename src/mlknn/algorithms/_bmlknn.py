@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
@@ -224,6 +224,14 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         return self._proba_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_, self._missing)[1])
+
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        sizes, counts = _bounded_counts(graph, self._fit_Y, self.radius_, self._missing)
+        parts = self._explain_counts(counts, "C(l): how many of the k neighbours within the radius "
+                                             "have label l (the delta-kNNs of the BML-kNN paper, Table 3)")
+        parts.terms["n_within_radius"] = Term(sizes, "|N_k(x) & N_delta(x)|: the neighbours within "
+                                                     "the radius", ("instance",))
+        return parts
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         return self._decide_from_counts(_bounded_counts(graph, self._fit_Y, self.radius_, self._missing)[1])
@@ -461,6 +469,15 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
 
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:
         return self._proba_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])
+
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        # The training set (X=None) is counted leave-one-out, as fit counted it.
+        sizes, counts = self._radius_counts(graph, self._fit_Y, X, loo=graph.loo)
+        parts = self._explain_counts(counts, "C(l): how many training instances within the radius "
+                                             "have label l (the delta-neighbourhood of the BML-kNN paper, Table 2)")
+        parts.terms["n_within_radius"] = Term(sizes, "|N_delta(x)|: the training instances within "
+                                                     "the radius", ("instance",))
+        return parts
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         return self._decide_from_counts(self._radius_counts(graph, self._fit_Y, X, loo=False)[1])

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph, build_graph
 from ..utils._param_validation import StrOptions
@@ -299,6 +299,36 @@ class BRkNN(KNNMultiLabelBase):
         data = counts.data if self._weighted() else counts.data.astype(np.int64)
         out[rows, counts.indices] = self._score(data, k_prime, rows)
         return out
+
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        counts, k_prime = self._votes(graph, X)
+        n_rows = counts.shape[0]
+        voters = np.full(n_rows, self.n_neighbors, dtype=np.int64) if k_prime is None else k_prime
+        terms = {"n_voters": Term(voters, "k: the neighbours that vote (variant='mulan': k' >= k, every "
+                                          "training instance tied with the k-th distance votes)", ("instance",))}
+        fraction = "the vote fraction count_l / k (weighted: the weighted share v_l)"
+        evidence = "count_l: the neighbours' votes for label l (weighted: k v_l)"
+        if self._weighted():
+            w = neighbour_weights(graph.metric_distances, self.weights, type(self).__name__)
+            total = w.sum(axis=1, keepdims=True)
+            share = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+            terms["weight"] = Term(share, "w_j / sum_j w_j: each neighbour's share of the weighted vote",
+                                   ("instance", "neighbour"))
+        if not sp.issparse(counts):
+            terms["vote_fraction"] = Term(counts / voters[:, None], fraction, ("instance", "label"))
+            return ExplainParts(counts, evidence, self._score(counts, k_prime), terms, {})
+        # Sparse labels: the scores of the stored votes, as _predict_proba_graph computes them,
+        # and each row's zero-vote score as at_zero.
+        rows = entry_rows(counts)
+        data = counts.data if self._weighted() else counts.data.astype(np.int64)
+        proba = sp.csr_array((self._score(data, k_prime, rows), counts.indices, counts.indptr), shape=counts.shape)
+        terms["vote_fraction"] = Term(
+            sp.csr_array((counts.data / voters[rows], counts.indices, counts.indptr), shape=counts.shape),
+            fraction, ("instance", "label"))
+        zero = self._score(np.zeros(n_rows, dtype=np.int64), k_prime, np.arange(n_rows))[:, None]
+        at_zero = {"evidence": np.zeros(counts.shape[1], dtype=counts.dtype), "proba": zero,
+                   "vote_fraction": np.zeros(counts.shape[1])}
+        return ExplainParts(counts, evidence, proba, terms, at_zero)
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         counts, k_prime = self._votes(graph, X)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
@@ -412,20 +412,54 @@ class DMLkNN(KNNMultiLabelBase):
         all_ = np.where(cx == 0, zero_all.T, np.where(found, col_size[safe, cols_b], 0))
         return np.rint(v).astype(np.int64), np.rint(all_ - v).astype(np.int64)
 
-    def _joint(self, graph: NeighborGraph) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    def _likelihoods(self, graph: NeighborGraph) -> tuple[NDArray[Any], ...]:
+        """c_x, v, v' and the two likelihoods of steps 14-15 for the points of a graph."""
         counts = self._counting_vectors(graph, self._fit_Y)
         v, v_prime = self.evidence_counts(counts)
         s, Q = float(self.smoothing), self.n_labels_
         n = self.n_train_ if self._missing is None else self._missing.n_observed
         like1 = safe_ratio(s + v, s * Q + self.n_positive_)  # step 14
         like0 = safe_ratio(s + v_prime, s * Q + (n - self.n_positive_))  # step 15
+        return counts, v, v_prime, like1, like0
+
+    def _joint(self, graph: NeighborGraph) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        like1, like0 = self._likelihoods(graph)[3:]
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
-    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
-        joint1, joint0 = self._joint(graph)
+    def _posterior(self, joint1: NDArray[np.float64], joint0: NDArray[np.float64]) -> NDArray[np.float64]:
         if self.variant == "mulan":  # Pin / (Pin + Pout), Pin (= 0) when the sum is 0
             return map_posterior(joint1, joint0, np.zeros_like(self.prior_))
         return map_posterior(joint1, joint0, self.prior_)  # eq 10 / step 17
+
+    def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
+        return self._posterior(*self._joint(graph))
+
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        counts, v, v_prime, like1, like0 = self._likelihoods(graph)
+        cite = "Younes et al. (2011)"
+        terms = {
+            "prior": Term(self.prior_, f"Pr(H_1^q): the fraction of training instances with label q ({cite}, "
+                                       "eq 13; smoothed with variant='mulan')", ("label",)),
+            "v": Term(v, "v(q): training instances WITH q whose leave-one-out counts equal c_x(q) and lie "
+                         "within +-delta of c_x on every label (Algorithm 1, steps 7-12)", ("instance", "label")),
+            "v_prime": Term(v_prime, "v'(q): the same among training instances WITHOUT q (steps 7-12)",
+                            ("instance", "label")),
+            "likelihood_true": Term(like1, "Pr(E, F | H_1^q) = (s + v(q)) / (s Q + u(q)) (step 14, eq 16)",
+                                    ("instance", "label")),
+            "likelihood_false": Term(like0, "Pr(E, F | H_0^q) = (s + v'(q)) / (s Q + u'(q)) (step 15, eq 16)",
+                                     ("instance", "label")),
+        }
+        joint1, joint0 = self.prior_ * like1, (1.0 - self.prior_) * like0
+        return ExplainParts(counts, f"c_x(q): how many of the k neighbours have label q ({cite}, eq 3)",
+                            self._posterior(joint1, joint0), terms, {}, self._decide(joint1, joint0))
+
+    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
+        return self._decide(*self._joint(graph))
+
+    def _decide(self, joint1: NDArray[np.float64], joint0: NDArray[np.float64]) -> NDArray[np.uint8]:
+        if self.variant == "mulan":  # MULAN: Pin >= Pout
+            return (joint1 >= joint0).astype(np.uint8)
+        return map_decision(joint1, joint0)  # eq 9 / step 16, ties -> 0
 
     # ------------------------------------------------------ leave-one-out
     def _loo_exact_supported(self) -> bool:
@@ -459,12 +493,6 @@ class DMLkNN(KNNMultiLabelBase):
         joint0 = (1.0 - prior) * safe_ratio(s + v_prime, s * self.n_labels_ + ((n - 1) - u))
         proba = map_posterior(joint1, joint0, np.zeros_like(prior) if self.variant == "mulan" else prior)
         return proba if k is None else topk_from_dense(proba, k)
-
-    def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
-        joint1, joint0 = self._joint(graph)
-        if self.variant == "mulan":  # MULAN: Pin >= Pout
-            return (joint1 >= joint0).astype(np.uint8)
-        return map_decision(joint1, joint0)  # eq 9 / step 16, ties -> 0
 
 
 def _count_product(A: SparseMatrix, M: NDArray[np.bool_], dt: Any) -> NDArray[Any]:

@@ -21,7 +21,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._typing import BoolArray, FloatArray, LabelMatrix, MatrixLike, NDArray
@@ -276,8 +276,8 @@ class IBLR(KNNMultiLabelBase):
         """
         return neighbor_label_counts(graph, self._fit_Y) / float(self.n_neighbors)
 
-    def _inputs(self, graph: NeighborGraph, X: MatrixLike, where: str) -> MatrixLike:
-        meta = self.meta_features(graph)
+    def _inputs(self, graph: NeighborGraph, X: MatrixLike, where: str, meta: MatrixLike = None) -> MatrixLike:
+        meta = self.meta_features(graph) if meta is None else meta
         if not self.include_features:
             return meta
         if X is None:
@@ -368,8 +368,8 @@ class IBLR(KNNMultiLabelBase):
             )
 
     # ----------------------------------------------------------- predict
-    def _scores(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
-        Z = self._inputs(graph, X, "the query (predict_proba_from_graph)")
+    def _scores(self, graph: NeighborGraph, X: MatrixLike, meta: MatrixLike = None) -> NDArray[np.float64]:
+        Z = self._inputs(graph, X, "the query (predict_proba_from_graph)", meta)
         scores = np.asarray(Z @ self.coef_.T) + self.intercept_
         const = self.constant_labels_
         if const.any():
@@ -380,7 +380,30 @@ class IBLR(KNNMultiLabelBase):
         return np.asarray(expit(self._scores(graph, X)), dtype=np.float64)
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
-        return (self._scores(graph, X) >= 0).astype(np.uint8)
+        return _decide(self._scores(graph, X))
+
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        meta = self.meta_features(graph)
+        scores = self._scores(graph, X, meta)
+        d = self.coef_.shape[1] - self.n_labels_  # IBLR-ML+: the features' columns come first
+        terms = {
+            "logit": Term(scores, "the linear term of label l's logistic regression (+-inf for a label "
+                                  "constant in training, which has no regression)", ("instance", "label")),
+            "neighbour_coef": Term(self.coef_[:, d:], "row l: label l's weights on the q neighbour label "
+                                                      "frequencies", ("label", "input")),
+            "intercept": Term(self.intercept_, "label l's intercept", ("label",)),
+        }
+        if d:
+            Xf = sp.csr_array(X, dtype=np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+            terms["feature_logit"] = Term(np.asarray(Xf @ self.coef_[:, :d].T), "IBLR-ML+: the features' "
+                                          "part of the linear term", ("instance", "label"))
+        evidence = "count_l / k: the fraction of the k neighbours with label l (Cheng and Huellermeier 2009)"
+        return ExplainParts(meta, evidence, np.asarray(expit(scores), dtype=np.float64), terms, {}, _decide(scores))
+
+
+def _decide(scores: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """Label l when its linear term is >= 0, i.e. P(l) >= 0.5."""
+    return (scores >= 0).astype(np.uint8)
 
 
 class IllPosedFitWarning(UserWarning):

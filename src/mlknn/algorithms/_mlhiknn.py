@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..hubness import k_occurrence
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
@@ -273,6 +273,7 @@ class MLHiKNN(KNNMultiLabelBase):
             g = fuzzy_weight(O, float(self.fuzziness), k)
         self.fuzzy_weight_ = g
         self.membership_ = membership(O, OL, Y, g, float(self.smoothing))
+        self._fit_Y = Y  # the neighbours' labels an explanation shows
         self.train_relevance_ = self._relevance(graph)
         self.coef_ = np.zeros((q, q))
         self.intercept_ = np.zeros(q)
@@ -297,6 +298,10 @@ class MLHiKNN(KNNMultiLabelBase):
 
     def _relevance(self, graph: NeighborGraph) -> NDArray[np.float64]:
         """r^l(t) (eqs 5-6) for the points of a graph, shape (n_points, q)."""
+        return self._relevance_terms(graph)[2]
+
+    def _relevance_terms(self, graph: NeighborGraph) -> tuple[NDArray[np.float64], ...]:
+        """w_d (eq 20), w_h (eq 25), each (n_points, k), and r^l(t) (eqs 5-6)."""
         k = self.n_neighbors
         dist = graph.metric_distances  # primary distances after hubness reduction
         wd = np.ones(dist.shape) if self.variant == "d1" else distance_weights(dist, float(self.beta))
@@ -304,24 +309,60 @@ class MLHiKNN(KNNMultiLabelBase):
             wh = np.ones(dist.shape)
         else:
             wh = hubness_weights(self.k_occurrence_[graph.indices], self.n_train_)
-        return relevance_scores(graph, wd * wh, self.membership_, k)
+        return wd, wh, relevance_scores(graph, wd * wh, self.membership_, k)
 
     # ----------------------------------------------------------- prediction
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.float64]:
-        R = self._relevance(graph)
+        return self._proba_from_relevance(self._relevance(graph))
+
+    def _proba_from_relevance(self, R: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Algorithm 3 lines 11-13: each label's logistic regression on the q relevance scores."""
         if self.variant == "fo":
             return R
         # In place: at many labels each (n, q) temporary costs as much as the product's
         # output (the same operations, the same bits).
-        proba: NDArray[np.float64] = R @ self.coef_.T
-        proba += self.intercept_
-        expit(proba, out=proba)
+        logit = self._logit(R)
+        return self._proba_from_logit(logit, out=logit)
+
+    def _logit(self, R: NDArray[np.float64]) -> NDArray[np.float64]:
+        logit: NDArray[np.float64] = R @ self.coef_.T
+        logit += self.intercept_
+        return logit
+
+    def _proba_from_logit(self, logit: NDArray[np.float64], out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        proba: NDArray[np.float64] = expit(logit, out=out)
         const = ~np.isnan(self.constant_)
         proba[:, const] = self.constant_[const]
         return np.asarray(proba)
 
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        wd, wh, R = self._relevance_terms(graph)
+        terms = {
+            "distance_weight": Term(wd, "w_d(t, x): the distance weight of each neighbour (MLHiKNN paper, Mathematics 2025, eq 20)",
+                                    ("instance", "neighbour")),
+            "hubness_weight": Term(wh, "w_h(x): the hubness weight of each neighbour, from its "
+                                       "k-occurrence (eq 25)", ("instance", "neighbour")),
+        }
+        proba = R
+        if self.variant != "fo":
+            logit = self._logit(R)
+            proba = self._proba_from_logit(logit)
+            terms["logit"] = Term(logit, "w_l . r(t) + b_l: the linear term of label l's logistic "
+                                         "regression on the q relevance scores (Algorithm 3 lines 11-13)",
+                                  ("instance", "label"))
+            terms["coef"] = Term(self.coef_, "w_l: row l holds label l's regression weights on r^1..r^q",
+                                 ("label", "input"))
+            terms["intercept"] = Term(self.intercept_, "b_l: label l's intercept", ("label",))
+            terms["constant"] = Term(self.constant_, "the probability of a label constant in training "
+                                                     "(no regression), NaN for the others", ("label",))
+        evidence = ("r^l(t) = v_1 / (v_0 + v_1): the relevance score of label l, the w_d w_h weighted "
+                    "mean of the neighbours' fuzzy memberships u_1^l (eqs 5-6, 9)")
+        return ExplainParts(R, evidence, proba, terms, {}, self._decide(proba))
+
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> NDArray[np.uint8]:
-        proba = self._predict_proba_graph(graph, X)
+        return self._decide(self._predict_proba_graph(graph, X))
+
+    def _decide(self, proba: NDArray[np.float64]) -> NDArray[np.uint8]:
         if self.variant == "fo":
             return (proba >= 0.5).astype(np.uint8)
         return (proba > 0.5).astype(np.uint8)

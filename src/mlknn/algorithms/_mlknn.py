@@ -16,13 +16,15 @@ from sklearn.utils import check_random_state, gen_batches
 from ..base import (
     HUBNESS_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
+    ExplainParts,
     KNNMultiLabelBase,
+    Term,
     graph_rows,
 )
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows
-from ..utils._typing import FloatArray, IntArray, LabelMatrix, MatrixLike, NDArray
+from ..utils._typing import FloatArray, IntArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 from ._kernels import (
     count_histograms,
     label_frequencies,
@@ -99,8 +101,8 @@ class _BayesCountsMixin:
         self.cond_prob_false_ = smoothed_likelihood(c0, s)
         self._fit_Y = Y
 
-    def _joint_tables(self, beyond: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """P(H_b) P(E_j | H_b) for b = 1 and b = 0, shape (n_bins, q) (line 17).
+    def _likelihood_tables(self, beyond: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """P(E_j | H_b) for b = 1 and b = 0, shape (n_bins, q) (lines 4-13).
 
         ``beyond=True`` appends row ``n_bins``: a count beyond the table (NC
         only: a query in a denser region than any training instance), a bin no
@@ -115,6 +117,11 @@ class _BayesCountsMixin:
             m = self._fit_Y.shape[0] if missing is None else missing.n_observed
             like1 = np.vstack([like1, safe_ratio(s, s * n_bins + u)[None, :]])
             like0 = np.vstack([like0, safe_ratio(s, s * n_bins + (m - u))[None, :]])
+        return like1, like0
+
+    def _joint_tables(self, beyond: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """P(H_b) P(E_j | H_b) for b = 1 and b = 0, shape (n_bins, q) (line 17)."""
+        like1, like0 = self._likelihood_tables(beyond)
         return self.prior_ * like1, (1.0 - self.prior_) * like0
 
     def _score_table(self, beyond: bool = False) -> NDArray[np.float64]:
@@ -171,6 +178,45 @@ class _BayesCountsMixin:
             out = sp.csr_array(out + extra)
             out.eliminate_zeros()
         return out
+
+    def _explain_counts(
+        self, counts: MatrixLike, evidence: str, table: FloatArray | None = None,
+        ties: np.random.RandomState | None = None,
+    ) -> ExplainParts:
+        """The terms of the MAP rule at these counts (for ``explain``).
+
+        The prior and the two likelihoods looked up at each observed count, the
+        score table (default: the posterior) looked up by the same kernel as
+        :meth:`_proba_from_counts`, and the decision of :meth:`_decide_from_counts`
+        (``ties`` as there). Sparse counts give CSR terms on the counts' pattern,
+        with the count-0 row of each table as ``at_zero``.
+        """
+        decision = self._decide_from_counts(counts, ties)
+        idx, beyond = self._table_index(counts)
+        like1, like0 = self._likelihood_tables(beyond)
+        terms = {"prior": Term(self.prior_, "P(H_1^l): the smoothed fraction of training instances with "
+                               "label l (Zhang and Zhou (2007); the ML-kNN pseudo-code, lines 1-3)", ("label",))}
+        described = {
+            "likelihood_true": (like1, "P(E_C^l | H_1^l): how often training instances WITH label l had "
+                                       "the observed count C(l) among their neighbours (lines 4-13)"),
+            "likelihood_false": (like0, "P(E_C^l | H_0^l): the same among training instances WITHOUT "
+                                        "label l (lines 4-13)"),
+        }
+        if table is None:
+            table = self._score_table(beyond)
+        if not sp.issparse(idx):
+            for name, (tab, text) in described.items():
+                terms[name] = Term(lookup_table(tab, idx), text, ("instance", "label"))
+            return ExplainParts(counts, evidence, self._proba_from_counts(counts, table), terms, {}, decision)
+
+        def on_pattern(tab: FloatArray) -> SparseMatrix:
+            return sp.csr_array((lookup_table(tab, idx), idx.indices, idx.indptr), shape=idx.shape)
+
+        at_zero = {"evidence": np.zeros(idx.shape[1], dtype=counts.dtype), "proba": table[0]}
+        for name, (tab, text) in described.items():
+            terms[name] = Term(on_pattern(tab), text, ("instance", "label"))
+            at_zero[name] = tab[0]
+        return ExplainParts(counts, evidence, on_pattern(table), terms, at_zero, decision)
 
     def _topk_from_counts(
         self, counts: MatrixLike, k: int, table: FloatArray | None = None
@@ -456,6 +502,14 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         if self.variant == "skmultilearn":
             return self._proba_from_counts(counts, table=self.prior_ * self.cond_prob_true_)
         return self._proba_from_counts(counts)
+
+    def _explain_graph(self, graph: NeighborGraph, X: MatrixLike) -> ExplainParts:
+        counts = _counts(graph, self._fit_Y, missing=self._missing)
+        table = self.prior_ * self.cond_prob_true_ if self.variant == "skmultilearn" else None
+        ties = check_random_state(self.random_state) if self.variant == "mulan" else None
+        return self._explain_counts(
+            counts, "C(l): how many of the k neighbours have label l (Zhang and Zhou 2007)", table, ties
+        )
 
     def _predict_graph(self, graph: NeighborGraph, X: MatrixLike) -> MatrixLike:
         counts = _counts(graph, self._fit_Y, missing=self._missing)

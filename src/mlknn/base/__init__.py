@@ -51,6 +51,10 @@ from ..utils._validation import (  # noqa: F401
     validate_fit_data,
     warn_if_unscaled,
 )
+from ._explain_api import ExplainParts as ExplainParts
+from ._explain_api import _ExplainMixin
+from ._explanation import Explanation as Explanation
+from ._explanation import Term as Term
 from ._graph_api import _GraphReuseMixin
 from ._outputs import _container_kind as _container_kind
 from ._outputs import _LabelOutputMixin
@@ -111,14 +115,17 @@ class MultiLabelMixin:
         return tags
 
 
-class KNNMultiLabelBase(MultiLabelMixin, _GraphReuseMixin, _LabelOutputMixin, ClassifierMixin, BaseEstimator):
+class KNNMultiLabelBase(
+    MultiLabelMixin, _GraphReuseMixin, _ExplainMixin, _LabelOutputMixin, ClassifierMixin, BaseEstimator
+):
     """Base class: validation, neighbour search and the graph hooks.
 
     Subclasses implement ``_fit_graph(graph, Y, X)`` and
     ``_predict_proba_graph(graph, X)``, and may override
     ``_predict_graph(graph, X)`` (default: the 0/1 matrix ``proba > 0.5``) and
     ``_predict_topk_graph(graph, X, k)`` (default: the top k of
-    ``_predict_proba_graph``, chunk by chunk over the query rows).
+    ``_predict_proba_graph``, chunk by chunk over the query rows), and implement
+    ``_explain_graph(graph, X)`` for :meth:`explain` (``base/_explain_api.py``).
 
     **Sparse labels.** A subclass with ``_supports_sparse_labels = True`` receives
     a sparse Y in ``_fit_graph`` as a canonical uint8 ``csr_array`` and must

@@ -47,6 +47,9 @@ def _register_optional_commands() -> None:
         app.command("hubness")(hubness_command)
     except ImportError:
         pass
+    from ._explain import explain_command
+
+    app.command("explain")(explain_command)
 
 
 _register_optional_commands()
