@@ -374,3 +374,15 @@ def test_cli_explain_bad_row_and_algorithm(capsys, data_dir, monkeypatch):
     with pytest.raises(SystemExit):
         main(["explain", "emotions", "--row", "1", "--algorithm", "br"])
     assert "kNN algorithm" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["mlknn", "dmlknn", "bmlknn", "nc", "brknn"])
+def test_incomplete_labels_are_explained_as_predicted(name, data):
+    """With unknown labels (NaN in Y) the explanation follows predict_proba's counting."""
+    X, Y, Xq = data
+    Y = Y.astype(float)
+    Y[np.random.default_rng(0).random(Y.shape) < 0.2] = np.nan
+    est = ESTIMATORS[name]().fit(X, Y)
+    ex = est.explain(Xq)
+    np.testing.assert_array_equal(ex.proba, est.predict_proba(Xq))
+    np.testing.assert_array_equal(ex.decision, est.predict(Xq))
