@@ -121,91 +121,87 @@ def _replacement(Y: MatrixLike, nxt: IntArray, j: IntArray, next_counts: NDArray
     return rows * weight[:, None]
 
 
-class SparseLookup:
-    """Values of a canonical CSR matrix at arbitrary (row, column) positions (0 where absent)."""
+def canonical_csr(M: MatrixLike, dtype: Any = np.int64) -> SparseMatrix:
+    """A canonical CSR copy (sorted indices, no explicit zeros) of a dense or sparse matrix."""
+    out = sp.csr_array(M, dtype=dtype)
+    out.eliminate_zeros()
+    out.sort_indices()
+    return out
 
-    def __init__(self, M: SparseMatrix) -> None:
-        self.n_cols = int(M.shape[1])
-        rows = np.repeat(np.arange(M.shape[0], dtype=np.int64), np.diff(M.indptr))
-        self.keys = rows * self.n_cols + M.indices
-        self.values = np.asarray(M.data)
 
-    def __call__(self, rows: IntArray, cols: IntArray) -> NDArray[np.int64]:
-        keys = np.asarray(rows, np.int64) * self.n_cols + cols
-        pos = np.searchsorted(self.keys, keys)
-        pos = np.minimum(pos, max(self.keys.size - 1, 0))
-        hit = (self.keys[pos] == keys) if self.keys.size else np.zeros(keys.shape, dtype=bool)
-        return np.where(hit, self.values[pos] if self.keys.size else 0, 0).astype(np.int64)
+def values_at(pattern: SparseMatrix, A: SparseMatrix) -> NDArray[np.int64]:
+    """Integer values of canonical CSR ``A`` at the stored entries of canonical CSR ``pattern``,
+    in its order (0 where A stores nothing)."""
+    from ._loo_kernels import values_at as kernel
+
+    out = np.empty(pattern.nnz, dtype=np.int64)
+    kernel(pattern.indptr, pattern.indices, A.indptr, A.indices, np.asarray(A.data, dtype=np.int64), out)
+    return out
+
+
+def union_pattern(*matrices: SparseMatrix) -> SparseMatrix:
+    """The canonical CSR pattern (values 1, int64) of every entry stored in any of ``matrices``."""
+    total = None
+    for M in matrices:
+        ones = sp.csr_array((np.ones(M.nnz, dtype=np.int64), M.indices, M.indptr), shape=M.shape)
+        total = ones if total is None else total + ones
+    total = sp.csr_array(total)
+    total.sort_indices()
+    total.data[:] = 1
+    return total
+
+
+def entry_rows(M: SparseMatrix) -> NDArray[np.int64]:
+    """The row of every stored entry of a CSR matrix, in CSR order."""
+    return np.repeat(np.arange(M.shape[0], dtype=np.int64), np.diff(M.indptr))
 
 
 def sparse_bin_moves(
-    Y: SparseMatrix,
+    Y: MatrixLike,
     train_ind: IntArray,
     next_ind: IntArray,
-    T: SparseMatrix,
-    Q: SparseMatrix,
+    T: MatrixLike,
+    Q: MatrixLike,
     active: NDArray[np.bool_] | None = None,
     next_counts: NDArray[np.bool_] | None = None,
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """:func:`dense_bin_moves` for sparse Y and counts: only the entries a move touches.
+) -> tuple[SparseMatrix, SparseMatrix]:
+    """:func:`dense_bin_moves` over sparse rows: only the entries a move touches.
 
     A pair (j, i) changes j's count only at the labels where ``y_i`` and
-    ``y_next(j)`` differ, at most ``2 c`` of them (c labels per row), so this
-    costs O(n k c log) time and memory, never O(n q).
+    ``y_next(j)`` differ, at most ``2 c`` of them (c labels per row), each
+    looked up by binary search in j's and i's count rows (compiled:
+    ``_loo_kernels.bin_moves``): O(n k c log(k c)) time, O(n k c) memory,
+    never O(n q).
 
     Parameters
     ----------
-    Y, T, Q : canonical csr_array of shape (n, q)
-        As in :func:`dense_bin_moves`.
+    Y, T, Q : csr_array or ndarray of shape (n, q)
+        As in :func:`dense_bin_moves` (made canonical CSR here).
     train_ind, next_ind, active, next_counts : ndarrays
         As in :func:`dense_bin_moves`.
 
     Returns
     -------
-    keys : ndarray of shape (n_entries,), int64
-        ``i * q + l`` of the entries with a non-zero move, ascending.
-    moves1, moves0 : ndarrays of shape (n_entries,), int64
+    moves1, moves0 : csr_array of shape (n, q), int64, canonical
+        As in :func:`dense_bin_moves`, stored only where some pair moves a row
+        into or out of the bin (a stored entry may sum to 0).
     """
+    from ._loo_kernels import bin_moves
+
     n, q = Y.shape
-    empty = np.zeros(0, dtype=np.int64)
-    if train_ind.shape[1] == 0 or n == 0:
-        return empty, empty, empty
     i, j, nxt = _pairs(train_ind, next_ind, slice(0, n), active)
-    Yc = sp.csr_array(Y, dtype=np.int32)
-    change = sp.csr_array(Yc[i] - _replacement(Yc, nxt, j, next_counts)).tocoo()
-    change.sum_duplicates()
-    pair, label, d = change.row, change.col.astype(np.int64), change.data.astype(np.int64)
-    keep = d != 0
-    pair, label, d = pair[keep], label[keep], d[keep]
-    ri, rj = i[pair], j[pair]
-    old = SparseLookup(T)(rj, label)
-    bin_i = SparseLookup(Q)(ri, label)
-    enters = (old - d == bin_i).astype(np.int64) - (old == bin_i)
-    hit = enters != 0
-    keys = ri[hit] * q + label[hit]
-    enters = enters[hit]
-    y_j = SparseLookup(Y)(rj[hit], label[hit])
-    uniq, where = np.unique(keys, return_inverse=True)
-    moves1 = np.bincount(where, weights=enters * y_j, minlength=uniq.size)
-    moves_all = np.bincount(where, weights=enters, minlength=uniq.size)
-    return uniq, np.rint(moves1).astype(np.int64), np.rint(moves_all - moves1).astype(np.int64)
+    Yc, Tc, Qc = canonical_csr(Y, np.int8), canonical_csr(T), canonical_csr(Q)
+    counts = np.ones(i.size, dtype=np.bool_) if next_counts is None else np.asarray(next_counts)[j]
+    row_len = np.diff(Yc.indptr)
+    bound = int(row_len[i].sum() + (row_len[nxt] * counts).sum())
+    out_row, out_col = np.empty(bound, dtype=np.int64), np.empty(bound, dtype=np.int64)
+    out1, out0 = np.empty(bound, dtype=np.int64), np.empty(bound, dtype=np.int64)
+    m = bin_moves(Yc.indptr, Yc.indices, Tc.indptr, Tc.indices, Tc.data, Qc.indptr, Qc.indices, Qc.data,
+                  i, j, nxt, counts, out_row, out_col, out1, out0)
 
+    def summed(values: NDArray[np.int64]) -> SparseMatrix:
+        out = sp.csr_array((values[:m], (out_row[:m], out_col[:m])), shape=(n, q), dtype=np.int64)
+        out.sum_duplicates()
+        return out
 
-def csr_from_keys(keys: NDArray[np.int64], shape: tuple[int, int]) -> SparseMatrix:
-    """The canonical CSR pattern (values 1) of ascending unique keys ``row * q + col``."""
-    n, q = shape
-    rows = keys // q
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
-    return sp.csr_array((np.ones(keys.size, dtype=np.int8), (keys % q).astype(np.int32), indptr), shape=shape)
-
-
-def entry_keys(*matrices: MatrixLike) -> NDArray[np.int64]:
-    """Ascending unique ``row * q + col`` keys of the stored entries of CSR matrices, or key arrays."""
-    parts = []
-    for M in matrices:
-        if sp.issparse(M):
-            rows = np.repeat(np.arange(M.shape[0], dtype=np.int64), np.diff(M.indptr))
-            parts.append(rows * M.shape[1] + M.indices)
-        else:
-            parts.append(np.asarray(M, dtype=np.int64))
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+    return summed(out1), summed(out0)

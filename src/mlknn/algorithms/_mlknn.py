@@ -40,7 +40,7 @@ from ._kernels import (
     topk_from_dense,
     zero_count_topk,
 )
-from ._loo_counts import SparseLookup, csr_from_keys, dense_bin_moves, entry_keys, sparse_bin_moves
+from ._loo_counts import canonical_csr, entry_rows, sparse_bin_moves, union_pattern, values_at
 from ._missing import MissingLabels, missing_labels_of, observed_counts, unobserved_histogram
 from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
@@ -285,26 +285,24 @@ class _BayesCountsMixin:
         n, q = Y.shape
         hists = sparse_count_histograms(T, Y, n_bins) if sp.issparse(Y) else count_histograms(T, Y, n_bins)
         if not sp.issparse(Y):
-            moves = dense_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
-            y = Y.astype(np.int64)
-            scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, y, (T == Q).astype(np.int64), moves,
+            moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
+            scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, Y.astype(np.int64),
+                                            (T == Q).astype(np.int64), (moves1.toarray(), moves0.toarray()),
                                             unnormalised)
             return scores if k is None else topk_from_dense(scores, k)
-        keys, moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
+        moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
         # Every other entry of row i has y = 0, a zero count and no move: one per-label constant.
-        entries = entry_keys(Y, Q, T, keys)
-        rows, cols = entries // q, entries % q
-        at = np.searchsorted(entries, keys)
-        m1, m0 = np.zeros(entries.size, np.int64), np.zeros(entries.size, np.int64)
-        m1[at], m0[at] = moves1, moves0
-        bins = SparseLookup(Q)(rows, cols)
-        own_here = (SparseLookup(T)(rows, cols) == bins).astype(np.int64)
-        scores = self._loo_entry_scores(hists, cols, bins, SparseLookup(Y)(rows, cols), own_here, (m1, m0),
-                                        unnormalised)
+        Y, T, Q = canonical_csr(Y), canonical_csr(T), canonical_csr(Q)
+        entries = union_pattern(Y, Q, T, moves1, moves0)
+        rows, cols = entry_rows(entries), entries.indices.astype(np.int64)
+        bins = values_at(entries, Q)
+        own_here = (values_at(entries, T) == bins).astype(np.int64)
+        scores = self._loo_entry_scores(hists, cols, bins, values_at(entries, Y), own_here,
+                                        (values_at(entries, moves1), values_at(entries, moves0)), unnormalised)
         none = np.zeros(q, dtype=np.int64)
         zero = self._loo_entry_scores(hists, np.arange(q), none, none, none + 1, (none, none), unnormalised)
         if k is not None:
-            return zero_count_topk(csr_from_keys(entries, (n, q)), scores, zero, k)
+            return zero_count_topk(entries, scores, zero, k)
         out = np.repeat(zero[None, :], n, axis=0)
         out[rows, cols] = scores
         return out
