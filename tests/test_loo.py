@@ -116,6 +116,15 @@ def test_hubness_falls_back_to_cross_fitting(small_problem):
     np.testing.assert_array_equal(a, b)
 
 
+def test_unknown_labels_are_cross_fitted(small_problem):
+    X, Y = small_problem
+    Y = Y.astype(np.float64)
+    Y[3, 1] = np.nan
+    est = MLkNN(n_neighbors=5)
+    np.testing.assert_array_equal(loo_predict_proba(est, X, Y, random_state=0),
+                                  loo_predict_proba(est, X, Y, cv=5, random_state=0))
+
+
 def test_cross_fitting_scores_each_row_by_the_model_without_it(small_problem):
     from sklearn.base import clone
     from sklearn.model_selection import KFold

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..neighbors import NeighborGraph, get_backend
 from ..neighbors._base import unchecked_graph
+from ..utils._missing_labels import split_unknown_labels
 from ..utils._typing import LabelMatrix, MatrixLike
 from ..utils._validation import validate_fit_data, warn_if_unscaled
 from ._outputs import _container_kind
@@ -60,6 +61,12 @@ def fit_one_wider(estimator: Any, X: MatrixLike, Y: MatrixLike) -> tuple[Neighbo
     """
     estimator._validate_params()
     container = _container_kind(Y)
+    Y, unknown = split_unknown_labels(estimator, Y, None)
+    if unknown is not None:
+        raise ValueError(
+            f"Exact leave-one-out posteriors of {type(estimator).__name__} need a complete Y; this Y has "
+            "unknown (NaN) entries. Use cv=5 (cross-fitting), which fits the estimator on each fold as given."
+        )
     X, Y, y_dtype = validate_fit_data(estimator, X, Y, sparse_labels=True)
     Y = estimator._labels_for_fit(Y)
     if not estimator._normalises_features:

@@ -82,7 +82,8 @@ def loo_predict_proba(
     from one fit that searches one neighbour wider. Any other estimator with
     ``predict_proba`` (MLHiKNN, IBLR, the baselines, or a count method with
     hubness reduction) is cross-fitted: K folds (5 for ``cv="loo"``), row i
-    scored by the model fitted on the other folds.
+    scored by the model fitted on the other folds. So is a Y with unknown
+    (NaN) entries, which the exact updates do not model.
 
     Parameters
     ----------
@@ -119,7 +120,7 @@ def loo_predict_proba(
     (100, 5)
     """
     est = clone(estimator)
-    if cv == "loo" and has_exact_loo(est):
+    if cv == "loo" and has_exact_loo(est) and not _has_unknown(Y):
         return np.asarray(est._loo_exact(X, Y), dtype=np.float64)
     return _cross_fit(est, X, Y, cv, random_state, k=None)  # type: ignore[return-value]
 
@@ -177,10 +178,19 @@ def loo_predict_topk(
             f"labels). Got k = {k} instead."
         )
     est = clone(estimator)
-    if cv == "loo" and has_exact_loo(est):
+    if cv == "loo" and has_exact_loo(est) and not _has_unknown(Y):
         labels, scores = est._loo_exact(X, Y, k=int(k))
         return np.asarray(labels, dtype=np.int64), np.asarray(scores, dtype=np.float64)
     return _cross_fit(est, X, Y, cv, random_state, k=int(k))  # type: ignore[return-value]
+
+
+def _has_unknown(Y: MatrixLike) -> bool:
+    """Whether a dense Y marks unknown entries with NaN (docs/incomplete_labels.md): the exact
+    updates assume a complete Y, so such a Y is cross-fitted."""
+    if sp.issparse(Y):
+        return False
+    values = np.asarray(Y)
+    return bool(values.dtype.kind == "f" and np.isnan(values).any())
 
 
 def _splitter(cv: Any, random_state: Any) -> Any:
