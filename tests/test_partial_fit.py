@@ -27,7 +27,8 @@ def _same(a, b):
     if sp.issparse(a):
         return sp.issparse(b) and a.shape == b.shape and (a != b).nnz == 0
     if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(
+            a, b, equal_nan=a.dtype.kind in "fc")
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if hasattr(a, "__dict__") and not isinstance(a, type):
@@ -277,3 +278,41 @@ def test_incomplete_labels_stream_equals_fit(sparse):
     Xd = sp.csr_matrix(X).toarray()
     _stream(window, Xd, Yw, cuts)
     assert_same_model(MLkNN(n_neighbors=4).fit(Xd[60:], Yw[60:]), window, Xd[:10])
+
+
+# ------------------------------------------------------------ the other estimators
+def _estimators():
+    from mlknn import IBLR, MLHiKNN, BMLkNN, BRkNN, BRkNNa, BRkNNb, DMLkNN, NeighborhoodClassifier
+
+    return [
+        ("dmlknn", lambda **kw: DMLkNN(n_neighbors=4, **kw)),
+        ("dmlknn-mulan", lambda **kw: DMLkNN(n_neighbors=4, variant="mulan", **kw)),
+        ("bmlknn", lambda **kw: BMLkNN(n_neighbors=4, radius=1.5, **kw)),
+        ("bmlknn-auto", lambda **kw: BMLkNN(n_neighbors=4, radius="auto", **kw)),
+        ("nc", lambda **kw: NeighborhoodClassifier(n_neighbors=3, radius=1.2, **kw)),
+        ("nc-auto", lambda **kw: NeighborhoodClassifier(n_neighbors=3, **kw)),
+        ("brknn", lambda **kw: BRkNN(n_neighbors=4, **kw)),
+        ("brknn-mulan", lambda **kw: BRkNN(n_neighbors=4, variant="mulan", **kw)),
+        ("brknn-distance", lambda **kw: BRkNN(n_neighbors=4, weights="distance", **kw)),
+        ("brknna", lambda **kw: BRkNNa(n_neighbors=4, **kw)),
+        ("brknnb", lambda **kw: BRkNNb(n_neighbors=4, **kw)),
+        ("mlhiknn", lambda **kw: MLHiKNN(n_neighbors=4, **kw)),
+        ("iblr", lambda **kw: IBLR(n_neighbors=4, **kw)),
+    ]
+
+
+@pytest.mark.parametrize("name, make", _estimators(), ids=[e[0] for e in _estimators()])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_other_estimators_partial_fit_equals_fit(name, make, sparse):
+    rng = np.random.default_rng(11)
+    X, Y = _data(rng, 70, 3, 3)
+    if sparse:
+        X, Y = sp.csr_matrix(X), sp.csr_matrix(Y)
+    cuts = [15, 16, 40, 41, 70]
+    model = _stream(make(), X, Y, cuts)
+    assert_same_model(make().fit(X, Y), model, X[:12])
+    window = _stream(make(max_samples=33), X, Y, cuts)
+    assert_same_model(make().fit(X[37:], Y[37:]), window, X[:12])
+    continued = make().fit(X[:15], Y[:15])
+    _stream(continued, X[15:], Y[15:], [1, 25, 55])
+    assert_same_model(make().fit(X, Y), continued, X[:12])

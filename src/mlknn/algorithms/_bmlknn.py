@@ -34,6 +34,7 @@ from ..utils._typing import (
 )
 from ._missing import MissingLabels, rescaled_counts
 from ._mlknn import MISSING_LABELS_CONSTRAINT, _BayesCountsMixin, _counts, _topk_by_chunks
+from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 _RADIUS_CONSTRAINT = [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})]
 
@@ -63,7 +64,7 @@ def _bounded_counts(
     return inside.sum(axis=1, dtype=np.int64), _counts(graph, Y, inside, missing=missing)
 
 
-class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
+class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     """Bounded ML-kNN: ML-kNN over the k nearest neighbours that lie within a radius.
 
     The BML-kNN paper, Table 3. For each label l and each instance x, ``C(x)`` counts the
@@ -140,6 +141,10 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         only (counts over the neighbours whose label is observed, rescaled to
         the neighbourhood's size; docs/incomplete_labels.md); ``"negative"``
         reads them as 0.
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -191,6 +196,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "hubness": HUBNESS_CONSTRAINT,
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
         "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
@@ -205,6 +211,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         n_jobs: int | None = None,
         hubness: Any = None,
         random_state: Any = None,
+        max_samples: int | None = None,
         missing_labels: str = "ignore",
     ) -> None:
         self.n_neighbors = n_neighbors
@@ -215,6 +222,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         self.n_jobs = n_jobs
         self.hubness = hubness
         self.random_state = random_state
+        self.max_samples = max_samples
         self.missing_labels = missing_labels
 
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
@@ -267,7 +275,7 @@ class BMLkNN(_BayesCountsMixin, KNNMultiLabelBase):
         return _bounded_counts(graph, Y, self.radius_, self._missing)[1]
 
 
-class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
+class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     """Neighbourhood classifier (NC): ML-kNN's MAP rule over all neighbours within a radius.
 
     The BML-kNN paper, Table 2: the neighbourhood of x is ``N_delta(x)``, every training
@@ -319,6 +327,10 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
     missing_labels : {"ignore", "negative"}, default="ignore"
         As in :class:`BMLkNN` (the counts over a radius neighbourhood's observed
         labels, rescaled to its size).
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -384,6 +396,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         "radius": _RADIUS_CONSTRAINT,
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
         "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
@@ -402,6 +415,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         metric: str = "euclidean",
         n_jobs: int | None = None,
         random_state: Any = None,
+        max_samples: int | None = None,
         missing_labels: str = "ignore",
     ) -> None:
         self.radius = radius
@@ -411,6 +425,7 @@ class NeighborhoodClassifier(_BayesCountsMixin, KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_samples = max_samples
         self.missing_labels = missing_labels
 
     def _radius_counts(

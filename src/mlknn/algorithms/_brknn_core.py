@@ -31,12 +31,13 @@ from ._java_random import JavaRandom
 from ._kernels import neighbor_label_counts, sparse_neighbor_label_counts
 from ._missing import MissingLabels, missing_labels_of, observed_counts
 from ._mlknn import MISSING_LABELS_CONSTRAINT
+from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 #: MULAN seeds the tie-breaking ``java.util.Random`` of BRkNN with 1 (its constructor).
 MULAN_SEED = 1
 
 
-class BRkNN(KNNMultiLabelBase):
+class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
     """Binary relevance k-nearest neighbours (BR-kNN), as in MULAN.
 
     **Scores.** ``predict_proba`` returns MULAN's per-label confidence
@@ -111,6 +112,10 @@ class BRkNN(KNNMultiLabelBase):
         ``lambda d: np.maximum(1 - d, 0) ** 4`` with ``metric="cosine"`` (similarity to the
         4th power). Only with ``variant="paper"``. :func:`mlknn.persistence.save`
         refuses a callable (pickle a module-level function instead).
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -156,6 +161,7 @@ class BRkNN(KNNMultiLabelBase):
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
         "weights": [StrOptions({"uniform", "distance"}), callable],
         "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
@@ -166,7 +172,7 @@ class BRkNN(KNNMultiLabelBase):
     def __init__(self, n_neighbors: int = 10, *, neighbors: Any = "brute", metric: str = "euclidean",
                  n_jobs: int | None = None, hubness: Any = None, variant: str = "paper",
                  random_state: Any = None, weights: WeightsParam = "uniform",
-                 missing_labels: str = "ignore") -> None:
+                 missing_labels: str = "ignore", max_samples: int | None = None) -> None:
         self.n_neighbors = n_neighbors
         self.neighbors = neighbors
         self.metric = metric
@@ -174,6 +180,7 @@ class BRkNN(KNNMultiLabelBase):
         self.hubness = hubness
         self.variant = variant
         self.random_state = random_state
+        self.max_samples = max_samples
         self.weights = weights
         self.missing_labels = missing_labels
 

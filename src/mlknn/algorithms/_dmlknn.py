@@ -24,6 +24,7 @@ from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_r
 from ._loo_counts import dense_bin_moves
 from ._missing import MissingLabels, missing_labels_of, observed_counts
 from ._mlknn import MISSING_LABELS_CONSTRAINT
+from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
 #: queries x (label, count) columns) may take; the block height is derived from it.
@@ -41,7 +42,7 @@ DEFAULT_DELTA = 6
 MULAN_DELTA = 6
 
 
-class DMLkNN(KNNMultiLabelBase):
+class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
     """Dependent multi-label kNN: a MAP rule per label that also looks at the other labels.
 
     ML-kNN decides label q from ``c_x(q)`` alone. DML-kNN (Younes et al. 2011)
@@ -163,6 +164,10 @@ class DMLkNN(KNNMultiLabelBase):
         instances whose label q is observed; counting vectors over the
         neighbours whose label is observed, rescaled to k;
         docs/incomplete_labels.md); ``"negative"`` reads them as 0.
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -211,6 +216,7 @@ class DMLkNN(KNNMultiLabelBase):
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
         "missing_labels": MISSING_LABELS_CONSTRAINT,
     }
 
@@ -233,6 +239,7 @@ class DMLkNN(KNNMultiLabelBase):
         hubness: Any = None,
         variant: str = "paper",
         random_state: Any = None,
+        max_samples: int | None = None,
         missing_labels: str = "ignore",
     ) -> None:
         self.hubness = hubness
@@ -244,6 +251,7 @@ class DMLkNN(KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_samples = max_samples
         self.missing_labels = missing_labels
 
     # ------------------------------------------------------------------ fit

@@ -27,6 +27,7 @@ from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._typing import BoolArray, FloatArray, LabelMatrix, MatrixLike, NDArray
 from ._kernels import constant_labels, neighbor_label_counts
 from ._logistic import fit_logistic_batched
+from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 #: Weka's ``Logistic`` ridge in MULAN's IBLR_ML, as scikit-learn's C = 1 / (2 ridge).
 MULAN_C = 1.0 / (2 * 1e-8)
@@ -44,7 +45,7 @@ _ROWS_PER_INPUT = 2
 _NEARLY_UNPENALISED_C = 1e3
 
 
-class IBLR(KNNMultiLabelBase):
+class IBLR(_PartialFitMixin, KNNMultiLabelBase):
     """Instance-based logistic regression for multi-label data (IBLR-ML / IBLR-ML+).
 
     **Meta-features.** For an instance x with neighbours N_k(x), the meta-feature
@@ -166,6 +167,10 @@ class IBLR(KNNMultiLabelBase):
         nearest by the secondary distance. None uses the plain distances.
     variant : {"paper", "mulan"}, default="paper"
         Whose reading (see the table above).
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -223,6 +228,7 @@ class IBLR(KNNMultiLabelBase):
         "hubness": HUBNESS_CONSTRAINT,
         "variant": [StrOptions({"paper", "mulan"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
     }
 
     #: All q meta-features enter every one of the q regressions: O(q^2) parameters.
@@ -248,6 +254,7 @@ class IBLR(KNNMultiLabelBase):
         hubness: Any = None,
         variant: str = "paper",
         random_state: Any = None,
+        max_samples: int | None = None,
     ) -> None:
         self.hubness = hubness
         self.variant = variant
@@ -260,6 +267,7 @@ class IBLR(KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_samples = max_samples
 
     # ------------------------------------------------------------ inputs
     def meta_features(self, graph: NeighborGraph) -> NDArray[np.float64]:

@@ -38,6 +38,7 @@ from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from . import _logistic_fused
 from ._kernels import constant_labels
 from ._logistic import fit_logistic_batched
+from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 VARIANTS = ("g1", "g0", "h1", "d1", "fo")
 
@@ -59,7 +60,7 @@ LOGISTIC_PARAMS: dict[str, float] = {"C": LOGISTIC_C, "max_iter": LOGISTIC_MAX_I
 DEFAULT_FUZZINESS = 3.0
 
 
-class MLHiKNN(KNNMultiLabelBase):
+class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
     """Multi-label hubness information-based k-nearest neighbours (MLHiKNN).
 
     Training (Algorithm 2): from the leave-one-out k-neighbourhoods, count the
@@ -166,6 +167,10 @@ class MLHiKNN(KNNMultiLabelBase):
         whose threads threadpoolctl controls).
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
+    max_samples : int or None, default=None
+        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
+        sliding window; the model then equals ``fit`` on exactly those rows).
+        None keeps every row. ``fit`` ignores it.
 
     Attributes
     ----------
@@ -231,6 +236,7 @@ class MLHiKNN(KNNMultiLabelBase):
         "variant": [StrOptions(set(VARIANTS)), None],
         "hubness": HUBNESS_CONSTRAINT,
         "random_state": RANDOM_STATE_CONSTRAINT,
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
     }
 
     def __init__(
@@ -246,6 +252,7 @@ class MLHiKNN(KNNMultiLabelBase):
         metric: str = "euclidean",
         n_jobs: int | None = None,
         random_state: Any = None,
+        max_samples: int | None = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.fuzziness = fuzziness
@@ -257,9 +264,11 @@ class MLHiKNN(KNNMultiLabelBase):
         self.metric = metric
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_samples = max_samples
 
     # ------------------------------------------------------------ training
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
+        self._fit_Y = Y  # read back by partial_fit after a fit
         n, q = Y.shape
         k = self.n_neighbors
         O, OL = occurrence_counts(graph, Y)
