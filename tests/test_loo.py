@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 from reference_loo import loop_loo_proba
 
-from mlknn import BMLkNN, BRkNN, BRkNNa, BRkNNb, DMLkNN, MLkNN
+from mlknn import BMLkNN, BRkNN, BRkNNa, BRkNNb, DMLkNN, MLkNN, NeighborhoodClassifier
 from mlknn.model_selection import has_exact_loo, loo_predict_proba, loo_predict_topk
 from mlknn.utils._topk import topk_from_dense
 
@@ -48,6 +48,9 @@ EXACT = [
     BMLkNN(radius=1.5, n_neighbors=4),
     BMLkNN(radius=1.0, n_neighbors=34, smoothing=0.0),
     BMLkNN(radius=2.0, n_neighbors=1),
+    NeighborhoodClassifier(radius=1.0, n_neighbors=3),
+    NeighborhoodClassifier(radius=1.5, n_neighbors=10, smoothing=0.0),
+    NeighborhoodClassifier(radius=10.0, n_neighbors=1),
     BRkNN(n_neighbors=3),
     BRkNN(n_neighbors=4, weights="distance"),
     BRkNNa(n_neighbors=4),
@@ -70,6 +73,20 @@ def test_exact_equals_n_refits(est):
     ref_labels, ref_scores = topk_from_dense(got, 3)
     np.testing.assert_array_equal(labels, ref_labels)
     np.testing.assert_allclose(scores, ref_scores, rtol=0, atol=1e-12)
+
+
+def test_largest_neighbourhood_without_each_row():
+    from mlknn.algorithms._bmlknn import _largest_without
+
+    rng = np.random.RandomState(1)
+    D = rng.randint(0, 4, size=(25, 25))
+    D = np.minimum(D, D.T)
+    np.fill_diagonal(D, 99)
+    inside = D <= 1  # a symmetric radius graph
+    sizes = inside.sum(axis=1)
+    indices = np.broadcast_to(np.arange(25), (25, 25))
+    expected = [max(max(sizes[j] - inside[i, j] for j in range(25) if j != i), 0) for i in range(25)]
+    np.testing.assert_array_equal(_largest_without(sizes, indices, inside), expected)
 
 
 def test_exact_on_distinct_points(small_problem):
@@ -100,6 +117,7 @@ def test_estimator_is_not_modified(small_problem):
 @pytest.mark.parametrize(
     "est",
     [MLkNN(hubness="ls"), DMLkNN(hubness="dsl"), BMLkNN(radius="auto"), BMLkNN(radius=1.0, hubness="mp"),
+     NeighborhoodClassifier(),
      BRkNN(variant="mulan"), BRkNNa(hubness="ls")],
     ids=repr,
 )

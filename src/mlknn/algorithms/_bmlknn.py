@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
+from ..neighbors._base import unchecked_graph
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import (
     FloatArray,
@@ -32,6 +33,7 @@ from ..utils._typing import (
     SparseMatrix,
     TopK,
 )
+from ..utils._validation import dense_label_budget
 from ._missing import MissingLabels, rescaled_counts
 from ._mlknn import MISSING_LABELS_CONSTRAINT, _BayesCountsMixin, _counts, _topk_by_chunks
 from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
@@ -502,6 +504,76 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
             return self._radius_counts(g, self._fit_Y, None if X is None else X[rows], loo=False)[1]
 
         return _topk_by_chunks(self, graph, k, counts_of)
+
+
+    # ------------------------------------------------------ leave-one-out
+    def _loo_exact_supported(self) -> bool:
+        """Exact from one fit with a given radius (``radius="auto"`` moves with every row
+        removed: cross-fitted instead)."""
+        return not isinstance(self.radius, str)
+
+    def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
+        """Fit on (X, Y) and return every row's posterior from a fit without it (docs/loo.md).
+
+        Removing row i takes i out of the radius neighbourhood of every row
+        within the radius of i (the same rows as i's own neighbourhood), with
+        no replacement; the largest neighbourhood J may shrink with them, and
+        with it the number of count values ``J + 1`` of the likelihood tables.
+        """
+        wide, Y, Xv = fit_one_wider(self, X, Y)
+        n = wide.n_points
+        sizes, T = self._radius_counts(wide.take(self.n_neighbors), Y, Xv, loo=True)
+        width = min(n - 1, max(self.max_count_, wide.n_neighbors))
+        if width > wide.n_neighbors:
+            need = n * width * 16
+            if need > dense_label_budget():
+                raise ValueError(
+                    f"Exact leave-one-out posteriors of {type(self).__name__} list every radius "
+                    f"neighbourhood, {width} points wide here ({need / 2**30:.1f} GiB for {n} rows), over "
+                    "the dense budget (docs/sparse_labels.md). Use cv=5 (cross-fitting) or a smaller radius."
+                )
+            wide = unchecked_graph(self.nn_, None, width)
+        inside = wide.metric_distances <= self.radius_
+        if not np.array_equal(inside.sum(axis=1), sizes):  # the two counts must read the same radius test
+            raise RuntimeError("The radius neighbourhoods of the graph and of the index disagree.")
+        no_next = np.zeros(n, dtype=bool)
+        if k is None:
+            self._check_dense_scores(n)
+        return self._loo_from_counts(wide.indices, np.zeros(n, dtype=np.intp), T, T, self.max_count_ + 1, k,
+                                     active=inside, next_counts=no_next,
+                                     row_bins=_largest_without(sizes, wide.indices, inside) + 1)
+
+
+def _largest_without(sizes: NDArray[np.int64], indices: NDArray[np.intp], inside: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """For every row i, the largest radius neighbourhood among the other rows once i is removed.
+
+    ``max over j != i of sizes[j] - [j within the radius of i]``: the rows within
+    the radius (``indices[i][inside[i]]``) lose one, the others keep theirs, so the
+    largest of the others is the first row, in decreasing order of size, that is
+    neither i nor within its radius (the smallest rank missing from that set).
+    """
+    n = sizes.shape[0]
+    rows = np.repeat(np.arange(n), inside.sum(axis=1))
+    neighbours = indices[inside]
+    shrunk = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(shrunk, rows, sizes[neighbours] - 1)
+    order = np.argsort(-sizes, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    # Excluded ranks per row, sorted: the first position t whose rank is not t is the gap.
+    owner = np.concatenate([np.arange(n), rows])
+    excluded = np.concatenate([rank, rank[neighbours]])
+    sort = np.lexsort((excluded, owner))
+    owner, excluded = owner[sort], excluded[sort]
+    start = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n))[:-1]])
+    position = np.arange(owner.size) - start[owner]
+    gap = np.bincount(owner, minlength=n).astype(np.int64)  # no gap inside: the first rank after them
+    miss = excluded != position
+    first = np.full(n, np.iinfo(np.int64).max)
+    np.minimum.at(first, owner[miss], position[miss])
+    gap = np.minimum(gap, first)
+    kept = np.where(gap < n, sizes[order[np.minimum(gap, n - 1)]], -1)
+    return np.maximum(np.maximum(kept, shrunk), 0).astype(np.int64)
 
 
 def _replace_rows(counts: SparseMatrix, rows: NDArray[np.intp], new_rows: MatrixLike) -> SparseMatrix:

@@ -239,6 +239,7 @@ class _BayesCountsMixin:
         own_here: IntArray,
         moves: tuple[IntArray, IntArray],
         unnormalised: bool = False,
+        n_bins: int | IntArray | None = None,
     ) -> NDArray[np.float64]:
         """Row i's leave-one-out posterior of label ``cols`` at its count ``bins``, entry by entry.
 
@@ -247,11 +248,14 @@ class _BayesCountsMixin:
         into it, minus row i itself where its own count is that bin
         (``own_here``); the prior and the likelihood denominators without row
         i's label ``y``. The same operations as ``_fit_tables`` and
-        ``_score_table`` on those numbers.
+        ``_score_table`` on those numbers. ``n_bins``: the number of count
+        values of the fit without row i, per entry (NC: its largest
+        neighbourhood may be gone); default the fitted tables'.
         """
         s, n = float(self.smoothing), self._fit_Y.shape[0]
         c1, c0 = hists
-        n_bins = c1.shape[0]
+        if n_bins is None:
+            n_bins = c1.shape[0]
         n1 = label_frequencies(self._fit_Y)[cols] - y  # rows with the label among the other n - 1
         h1 = c1[bins, cols] + moves[0] - y * own_here
         h0 = c0[bins, cols] + moves[1] - (1 - y) * own_here
@@ -273,39 +277,51 @@ class _BayesCountsMixin:
         unnormalised: bool = False,
         active: NDArray[np.bool_] | None = None,
         next_counts: NDArray[np.bool_] | None = None,
+        row_bins: IntArray | None = None,
     ) -> FloatArray | tuple[NDArray[np.int64], NDArray[np.float64]]:
         """Leave-one-out scores of every training row, dense (k None) or its top k.
 
         ``T``: the counts the tables were fitted on, over the neighbourhoods
         ``train_ind``; ``next_ind``: each row's replacement for a removed
         neighbour; ``Q``: each row's query counts (over the neighbours it has
-        in a fit without it).
+        in a fit without it); ``active``, ``next_counts``: which of those
+        neighbours count (see :func:`dense_bin_moves`); ``row_bins``: per row i,
+        the number of count values of the fit without it (default ``n_bins``).
         """
         Y = self._fit_Y
         n, q = Y.shape
         hists = sparse_count_histograms(T, Y, n_bins) if sp.issparse(Y) else count_histograms(T, Y, n_bins)
+        moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
         if not sp.issparse(Y):
-            moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
             scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, Y.astype(np.int64),
                                             (T == Q).astype(np.int64), (moves1.toarray(), moves0.toarray()),
-                                            unnormalised)
+                                            unnormalised, None if row_bins is None else row_bins[:, None])
             return scores if k is None else topk_from_dense(scores, k)
-        moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
-        # Every other entry of row i has y = 0, a zero count and no move: one per-label constant.
+        # Every other entry of row i has y = 0, a zero count and no move: one constant
+        # per label (and per number of count values, which only NC's rows vary).
         Y, T, Q = canonical_csr(Y), canonical_csr(T), canonical_csr(Q)
         entries = union_pattern(Y, Q, T, moves1, moves0)
         rows, cols = entry_rows(entries), entries.indices.astype(np.int64)
         bins = values_at(entries, Q)
         own_here = (values_at(entries, T) == bins).astype(np.int64)
         scores = self._loo_entry_scores(hists, cols, bins, values_at(entries, Y), own_here,
-                                        (values_at(entries, moves1), values_at(entries, moves0)), unnormalised)
+                                        (values_at(entries, moves1), values_at(entries, moves0)), unnormalised,
+                                        None if row_bins is None else row_bins[rows])
         none = np.zeros(q, dtype=np.int64)
-        zero = self._loo_entry_scores(hists, np.arange(q), none, none, none + 1, (none, none), unnormalised)
-        if k is not None:
-            return zero_count_topk(entries, scores, zero, k)
-        out = np.repeat(zero[None, :], n, axis=0)
-        out[rows, cols] = scores
-        return out
+        bin_values, row_group = np.unique(np.full(n, n_bins) if row_bins is None else row_bins, return_inverse=True)
+        zeros = [self._loo_entry_scores(hists, np.arange(q), none, none, none + 1, (none, none), unnormalised,
+                                        int(v)) for v in bin_values]
+        if k is None:
+            out = np.vstack(zeros)[row_group]
+            out[rows, cols] = scores
+            return out
+        if len(zeros) == 1:
+            return zero_count_topk(entries, scores, zeros[0], k)
+        labels, top = np.empty((n, k), dtype=np.int64), np.empty((n, k))
+        for g, zero in enumerate(zeros):  # a few groups (NC: the largest neighbourhood with or without i)
+            members = np.flatnonzero(row_group == g)
+            labels[members], top[members] = zero_count_topk(entries[members], scores[row_group[rows] == g], zero, k)
+        return labels, top
 
 
 class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
