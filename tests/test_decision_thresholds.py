@@ -227,3 +227,42 @@ def test_a_baseline_with_cross_fitting(data):
     clf = TunedThresholds(BinaryRelevance(random_state=0), strategy="global", scoring="micro_f1", cv=3,
                           random_state=0).fit(data.X, data.Y)
     assert clf.oof_proba_.shape == data.Y.shape and clf.predict(data.X).shape == data.Y.shape
+
+
+def test_fallback_below_keeps_the_fixed_threshold_for_hopeless_labels():
+    # Label 1 has one positive whose posterior ties with every negative: the best F1 cut
+    # predicts it for all 40 instances (F1 = 2 / 41), below the fallback of 0.5.
+    X = np.arange(40.0).reshape(-1, 1)  # row numbers: the posteriors are looked up by them
+    Y = np.zeros((40, 2), dtype=np.uint8)
+    Y[:20, 0] = 1
+    Y[7, 1] = 1
+
+    class Fixed:
+        """An estimator whose posteriors are given, row by row, whatever it is fitted on."""
+
+        def __init__(self, P=None):
+            self.P = P
+
+        def get_params(self, deep=True):
+            return {"P": self.P}
+
+        def set_params(self, **params):
+            self.P = params.get("P", self.P)
+            return self
+
+        def fit(self, X, Y):
+            return self
+
+        def predict_proba(self, X):
+            return self.P[np.asarray(X)[:, 0].astype(int)]
+
+    P = np.column_stack([np.r_[np.full(20, 0.8), np.full(20, 0.3)], np.full(40, 0.2)])
+    plain = TunedThresholds(Fixed(P), cv=2).fit(X, Y)
+    assert plain.thresholds_[1] < 0.2  # predicts label 1 everywhere
+    fallback = TunedThresholds(Fixed(P), cv=2, fallback_below=0.5).fit(X, Y)
+    assert fallback.fallback_labels_.tolist() == [False, True]
+    assert fallback.thresholds_[1] == 0.5 and fallback.thresholds_[0] == plain.thresholds_[0]
+    # best_score_ is the out-of-sample macro-F1 of the rule actually kept.
+    assert fallback.best_score_ == pytest.approx(macro_f1(Y, fallback._decide(P)))
+    with pytest.raises(ValueError, match="'fallback_below' parameter"):
+        TunedThresholds(Fixed(P), strategy="global", fallback_below=0.1).fit(X, Y)

@@ -36,6 +36,12 @@ def _f1(tp: NDArray[Any], relevant: NDArray[Any], predicted: NDArray[Any]) -> ND
         return np.where(total > 0, 2.0 * tp / np.where(total > 0, total, 1), 1.0)
 
 
+def label_f1(decisions: NDArray[Any], Y: NDArray[Any]) -> NDArray[np.float64]:
+    """Each column's F1 of 0/1 ``decisions`` against ``Y`` (1 when both are empty)."""
+    decisions, Yb = np.asarray(decisions, dtype=bool), np.asarray(Y, dtype=bool)
+    return _f1((decisions & Yb).sum(axis=0), Yb.sum(axis=0), decisions.sum(axis=0))
+
+
 def _pick(gain: NDArray[np.float64], valid: NDArray[np.bool_]) -> NDArray[np.intp]:
     """Per row, the middle of the valid cuts whose gain is within rounding of the best."""
     gain = np.where(valid, gain, -np.inf)

@@ -12,8 +12,10 @@ from ._base import PosteriorRuleBase
 from ._rules import above, top_labels, with_at_least
 from ._search import (
     LABEL_SCORINGS,
+    LOSSES,
     MATRIX_SCORINGS,
     global_threshold,
+    label_f1,
     per_label_thresholds,
     proportional_thresholds,
     rank_cut,
@@ -59,7 +61,14 @@ class TunedThresholds(PosteriorRuleBase):
         Every instance gets at least its ``min_labels`` highest-scoring labels, added
         after the rule (the search does not take them into account).
     threshold : float, default=0.5
-        The threshold of ``strategy="fixed"``.
+        The threshold of ``strategy="fixed"``, and of the labels that fall back
+        (``fallback_below``).
+    fallback_below : float or None, default=None
+        "per-label" with an F1 ``scoring`` only: a label whose best out-of-sample F1 is
+        below this keeps ``threshold`` instead of its tuned one (Yang 2001's SCut.FBR). A
+        label with one or two training positives and no neighbour evidence otherwise gets
+        the cut that predicts it for every instance (F1 2 / (n + 1) beats 0); 0.1 is a
+        common choice on datasets with rare labels. None: no fallback.
     random_state : int, RandomState instance or None, default=None
         Passed to :func:`mlknn.model_selection.loo_predict_proba` (shuffling folds).
 
@@ -77,6 +86,9 @@ class TunedThresholds(PosteriorRuleBase):
     best_score_ : float or None
         ``scoring`` of the chosen rule on ``oof_proba_`` (per label: the mean over
         labels); None for "pcut" and "fixed".
+    fallback_labels_ : ndarray of shape (n_labels,), bool
+        The labels that kept ``threshold`` under ``fallback_below`` (all False
+        otherwise).
     n_labels_ : int
         Number of labels q.
     classes_ : list of ndarray
@@ -122,6 +134,7 @@ class TunedThresholds(PosteriorRuleBase):
         "cv": [StrOptions({"loo"}), "cv_object"],
         "min_labels": [Interval(Integral, 0, None, closed="left")],
         "threshold": [Interval(Real, None, None, closed="neither")],
+        "fallback_below": [Interval(Real, None, None, closed="neither"), None],
         "random_state": ["random_state"],
     }
 
@@ -134,6 +147,7 @@ class TunedThresholds(PosteriorRuleBase):
         cv: Any = "loo",
         min_labels: int = 0,
         threshold: float = 0.5,
+        fallback_below: float | None = None,
         random_state: Any = None,
     ) -> None:
         self.estimator = estimator
@@ -142,6 +156,7 @@ class TunedThresholds(PosteriorRuleBase):
         self.cv = cv
         self.min_labels = min_labels
         self.threshold = threshold
+        self.fallback_below = fallback_below
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -158,6 +173,11 @@ class TunedThresholds(PosteriorRuleBase):
         -------
         self
         """
+        if self.fallback_below is not None and (self.strategy != "per-label" or self.scoring in LOSSES):
+            raise ValueError(
+                "The 'fallback_below' parameter of TunedThresholds applies to strategy='per-label' with an F1 "
+                f"scoring only; got strategy={self.strategy!r}, scoring={self.scoring!r}. Set it to None."
+            )
         allowed = _SCORINGS_OF.get(self.strategy)
         if allowed is not None and self.scoring not in allowed:
             raise ValueError(
@@ -170,6 +190,7 @@ class TunedThresholds(PosteriorRuleBase):
         q = Y.shape[1]
         self.n_top_labels_: int | None = None
         self.best_score_: float | None = None
+        self.fallback_labels_ = np.zeros(q, dtype=bool)
         if self.strategy == "fixed":
             self.oof_proba_: NDArray[np.float64] | None = None
             self.thresholds_: NDArray[np.float64] | None = np.full(q, float(self.threshold))
@@ -178,6 +199,11 @@ class TunedThresholds(PosteriorRuleBase):
         self.oof_proba_ = P
         if self.strategy == "per-label":
             self.thresholds_, values = per_label_thresholds(P, Y, self.scoring)
+            if self.fallback_below is not None:
+                self.fallback_labels_ = values < self.fallback_below
+                self.thresholds_[self.fallback_labels_] = self.threshold
+                values[self.fallback_labels_] = label_f1(P[:, self.fallback_labels_] > self.threshold,
+                                                         Y[:, self.fallback_labels_])
             self.best_score_ = float(values.mean())
         elif self.strategy == "global":
             t, self.best_score_ = global_threshold(P, Y, self.scoring)
