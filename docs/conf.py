@@ -121,6 +121,7 @@ API_MODULES = {
     "mlknn.preprocessing": "Per-fold preprocessing.",
     "mlknn.experiments": "Experiment grids, the results database and reproduction presets.",
     "mlknn.stats": "Statistical tests of the literature.",
+    "mlknn.decision": "Decision rules: tuned thresholds, calibration, conformal label sets.",
     "mlknn.plots": "Displays.",
     "mlknn.report": "The experiment report.",
     "mlknn.distributed": "Dask: graphs, estimators and grids on a cluster.",
