@@ -48,6 +48,8 @@ EXACT = [
     BMLkNN(radius=1.5, n_neighbors=4),
     BMLkNN(radius=1.0, n_neighbors=34, smoothing=0.0),
     BMLkNN(radius=2.0, n_neighbors=1),
+    BMLkNN(radius="auto", n_neighbors=4),
+    NeighborhoodClassifier(n_neighbors=3),
     NeighborhoodClassifier(radius=1.0, n_neighbors=3),
     NeighborhoodClassifier(radius=1.5, n_neighbors=10, smoothing=0.0),
     NeighborhoodClassifier(radius=10.0, n_neighbors=1),
@@ -89,6 +91,31 @@ def test_largest_neighbourhood_without_each_row():
     np.testing.assert_array_equal(_largest_without(sizes, indices, inside), expected)
 
 
+@pytest.mark.parametrize("n", [5, 6, 40, 41])
+def test_median_without_each_row(n):
+    # radius="auto" of the fit without row i: the median of the other rows' k-th distances,
+    # those that had i among their k nearest reading their (k + 1)-th instead.
+    from mlknn.algorithms._loo_counts import medians_without_each_row
+
+    rng = np.random.RandomState(n)
+    ind = np.array([rng.choice([x for x in range(n) if x != j], 3, replace=False) for j in range(n)])
+    kth = rng.randint(0, 5, n).astype(np.float64)  # ties on purpose
+    nxt = kth + rng.randint(0, 3, n)
+    expected = []
+    for i in range(n):
+        values = kth.copy()
+        moved = [j for j in range(n) if i in ind[j]]
+        values[moved] = nxt[moved]
+        expected.append(np.median(np.delete(values, i)))
+    np.testing.assert_array_equal(medians_without_each_row(kth, nxt, ind), expected)
+
+
+def test_auto_radius_on_distinct_points(small_problem):
+    X, Y = small_problem
+    for est in (BMLkNN(radius="auto", n_neighbors=6), NeighborhoodClassifier(n_neighbors=6)):
+        np.testing.assert_allclose(loo_predict_proba(est, X, Y), loop_loo_proba(est, X, Y), rtol=0, atol=1e-12)
+
+
 def test_exact_on_distinct_points(small_problem):
     X, Y = small_problem
     est = MLkNN(n_neighbors=7)
@@ -116,8 +143,7 @@ def test_estimator_is_not_modified(small_problem):
 
 @pytest.mark.parametrize(
     "est",
-    [MLkNN(hubness="ls"), DMLkNN(hubness="dsl"), BMLkNN(radius="auto"), BMLkNN(radius=1.0, hubness="mp"),
-     NeighborhoodClassifier(),
+    [MLkNN(hubness="ls"), DMLkNN(hubness="dsl"), BMLkNN(radius=1.0, hubness="mp"),
      BRkNN(variant="mulan"), BRkNNa(hubness="ls")],
     ids=repr,
 )

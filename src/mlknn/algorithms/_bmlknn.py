@@ -15,6 +15,7 @@ over a different neighbourhood:
 * NC (Table 2): the whole delta-neighbourhood, with no limit on its size.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from ..utils._typing import (
     TopK,
 )
 from ..utils._validation import dense_label_budget
+from ._loo_counts import medians_without_each_row
 from ._missing import MissingLabels, rescaled_counts
 from ._mlknn import MISSING_LABELS_CONSTRAINT, _BayesCountsMixin, _counts, _topk_by_chunks
 from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
@@ -252,26 +254,32 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
 
     # ------------------------------------------------------ leave-one-out
     def _loo_exact_supported(self) -> bool:
-        """Exact from one fit with a given radius and no hubness reduction. (``radius="auto"``
-        is a median over every row's k-th distance, so removing one row moves the radius
-        and with it every count near it: cross-fitted instead.)"""
-        return self.hubness is None and not isinstance(self.radius, str)
+        """Exact from one fit without hubness reduction."""
+        return self.hubness is None
 
     def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
         """Fit on (X, Y) and return every row's posterior from a fit without it (docs/loo.md).
 
         ML-kNN's update over the delta-kNNs: a row j that had i among its k
         nearest loses i's labels if i lay within the radius, and gains its
-        (k + 1)-th neighbour's if that one does.
+        (k + 1)-th neighbour's if that one does. With ``radius="auto"`` the
+        fit without i has its own radius (the median moves), so the update runs
+        once per distinct radius, on the rows that have it.
         """
         wide, Y, _ = fit_one_wider(self, X, Y)
-        kk = self.n_neighbors
-        inside = wide.metric_distances <= self.radius_
-        Q = self._fit_counts(wide.take(kk), Y)
+        kk, n = self.n_neighbors, wide.n_points
         if k is None:
-            self._check_dense_scores(wide.n_points)
-        return self._loo_from_counts(wide.indices[:, :kk], wide.indices[:, kk], Q, Q, kk + 1, k,
-                                     active=inside[:, :kk], next_counts=inside[:, kk])
+            self._check_dense_scores(n)
+        neighbours, replacements = wide.indices[:, :kk], wide.indices[:, kk]
+
+        def at_radius(radius: float, rows: NDArray[np.intp] | None) -> Any:
+            inside = wide.metric_distances <= radius
+            counts = _bounded_counts(wide.take(kk), Y, radius)[1]
+            return self._loo_from_counts(neighbours, replacements, counts, counts, kk + 1, k,
+                                         active=_removing(inside[:, :kk], neighbours, rows),
+                                         next_counts=inside[:, kk], subset=rows)
+
+        return _by_radius(_loo_radii(self.radius, self.radius_, wide, kk), at_radius, n, k)
 
     def _fit_counts(self, graph: NeighborGraph, Y: LabelMatrix) -> MatrixLike:
         return _bounded_counts(graph, Y, self.radius_, self._missing)[1]
@@ -505,12 +513,10 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
 
         return _topk_by_chunks(self, graph, k, counts_of)
 
-
     # ------------------------------------------------------ leave-one-out
     def _loo_exact_supported(self) -> bool:
-        """Exact from one fit with a given radius (``radius="auto"`` moves with every row
-        removed: cross-fitted instead)."""
-        return not isinstance(self.radius, str)
+        """Exact from one fit, whatever the radius."""
+        return True
 
     def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
         """Fit on (X, Y) and return every row's posterior from a fit without it (docs/loo.md).
@@ -519,29 +525,94 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
         within the radius of i (the same rows as i's own neighbourhood), with
         no replacement; the largest neighbourhood J may shrink with them, and
         with it the number of count values ``J + 1`` of the likelihood tables.
+        With ``radius="auto"`` the fit without i has its own radius (the median
+        moves), so the update runs once per distinct radius, on the rows that
+        have it.
         """
         wide, Y, Xv = fit_one_wider(self, X, Y)
-        n = wide.n_points
-        sizes, T = self._radius_counts(wide.take(self.n_neighbors), Y, Xv, loo=True)
-        width = min(n - 1, max(self.max_count_, wide.n_neighbors))
-        if width > wide.n_neighbors:
-            need = n * width * 16
-            if need > dense_label_budget():
-                raise ValueError(
-                    f"Exact leave-one-out posteriors of {type(self).__name__} list every radius "
-                    f"neighbourhood, {width} points wide here ({need / 2**30:.1f} GiB for {n} rows), over "
-                    "the dense budget (docs/sparse_labels.md). Use cv=5 (cross-fitting) or a smaller radius."
-                )
-            wide = unchecked_graph(self.nn_, None, width)
-        inside = wide.metric_distances <= self.radius_
-        if not np.array_equal(inside.sum(axis=1), sizes):  # the two counts must read the same radius test
+        n, kk = wide.n_points, self.n_neighbors
+        sizes, _ = self._radius_counts(wide.take(kk), Y, Xv, loo=True)
+        radii = _loo_radii(self.radius, self.radius_, wide, kk)
+        balls = self._radius_balls(wide, float(radii.max()))
+        if not np.array_equal((balls.metric_distances <= self.radius_).sum(axis=1), sizes):
+            # The graph's radius test must be the index's, that fit counted with.
             raise RuntimeError("The radius neighbourhoods of the graph and of the index disagree.")
-        no_next = np.zeros(n, dtype=bool)
         if k is None:
             self._check_dense_scores(n)
-        return self._loo_from_counts(wide.indices, np.zeros(n, dtype=np.intp), T, T, self.max_count_ + 1, k,
-                                     active=inside, next_counts=no_next,
-                                     row_bins=_largest_without(sizes, wide.indices, inside) + 1)
+        no_replacement = np.zeros(n, dtype=np.intp), np.zeros(n, dtype=bool)
+
+        def at_radius(radius: float, rows: NDArray[np.intp] | None) -> Any:
+            inside = balls.metric_distances <= radius
+            radius_sizes = inside.sum(axis=1, dtype=np.int64)
+            counts = _counts(balls, Y, inside)
+            return self._loo_from_counts(balls.indices, no_replacement[0], counts, counts,
+                                         int(radius_sizes.max(initial=0)) + 1, k,
+                                         active=_removing(inside, balls.indices, rows),
+                                         next_counts=no_replacement[1],
+                                         row_bins=_largest_without(radius_sizes, balls.indices, inside) + 1,
+                                         subset=rows)
+
+        return _by_radius(radii, at_radius, n, k)
+
+    def _radius_balls(self, graph: NeighborGraph, radius: float) -> NeighborGraph:
+        """The leave-one-out graph wide enough to hold every row's ball of ``radius``
+        (searched wider, doubling, until it does; refused over the dense budget)."""
+        n = graph.n_points
+        width = min(n - 1, max(self.max_count_, graph.n_neighbors))
+        while True:
+            if width > graph.n_neighbors:
+                need = n * width * 16
+                if need > dense_label_budget():
+                    raise ValueError(
+                        f"Exact leave-one-out posteriors of {type(self).__name__} list every radius "
+                        f"neighbourhood, {width} points wide here ({need / 2**30:.1f} GiB for {n} rows), "
+                        "over the dense budget (docs/sparse_labels.md). Use cv=5 (cross-fitting) or a "
+                        "smaller radius."
+                    )
+                graph = unchecked_graph(self.nn_, None, width)
+            if width >= n - 1 or bool(np.all(graph.metric_distances[:, -1] > radius)):
+                return graph
+            width = min(n - 1, 2 * width)
+
+
+def _loo_radii(radius: float | str, fitted: float, graph: NeighborGraph, k: int) -> NDArray[np.float64]:
+    """The radius of the fit without row i, for every i: the given one, or for "auto" the median
+    of the k-th distances once the rows that had i among their k nearest read their (k + 1)-th."""
+    n = graph.n_points
+    if not isinstance(radius, str):
+        return np.full(n, fitted)
+    distances = graph.metric_distances
+    return medians_without_each_row(distances[:, k - 1], distances[:, k], graph.indices[:, :k])
+
+
+def _removing(inside: NDArray[np.bool_], indices: NDArray[np.intp], rows: NDArray[np.intp] | None) -> NDArray[np.bool_]:
+    """The (row j, neighbour i) pairs that move j when i is removed, for the removed rows ``rows`` (None: all)."""
+    if rows is None:
+        return inside
+    removed = np.zeros(indices.shape[0], dtype=bool)
+    removed[rows] = True
+    return inside & removed[indices]
+
+
+def _by_radius(
+    radii: NDArray[np.float64], at_radius: Callable[[float, NDArray[np.intp] | None], Any], n: int, k: int | None
+) -> Any:
+    """Leave-one-out scores (dense, or top k) of every row, run once per distinct radius of the
+    fits without each row (one radius: once, on all rows; ``radius="auto"``: a few)."""
+    values, group = np.unique(radii, return_inverse=True)
+    if values.size == 1:
+        return at_radius(float(values[0]), None)
+    parts = [(rows, at_radius(float(radius), rows))
+             for radius, rows in ((v, np.flatnonzero(group == g)) for g, v in enumerate(values))]
+    if k is None:
+        out = np.empty((n, parts[0][1].shape[1]))
+        for rows, part in parts:
+            out[rows] = part
+        return out
+    labels, scores = np.empty((n, k), dtype=np.int64), np.empty((n, k))
+    for rows, (lab, sc) in parts:
+        labels[rows], scores[rows] = lab, sc
+    return labels, scores
 
 
 def _largest_without(sizes: NDArray[np.int64], indices: NDArray[np.intp], inside: NDArray[np.bool_]) -> NDArray[np.int64]:

@@ -9,6 +9,7 @@ nothing beyond its outputs.
 
 from typing import Any
 
+import numpy as np
 from numba import njit
 
 
@@ -98,3 +99,46 @@ def values_at(p_indptr: Any, p_indices: Any, a_indptr: Any, a_indices: Any, a_da
             while b < b_end and a_indices[b] < c:
                 b += 1
             out[e] = a_data[b] if (b < b_end and a_indices[b] == c) else 0
+
+
+@njit(cache=True, nogil=True)
+def _kth(S: Any, V: Any, A: Any, t: int) -> float:
+    """The t-th smallest (0-based) of the multiset ``S - V + A`` (S, V, A sorted; V within S).
+
+    The answer is an element of A, or of S at a position within ``[t - len(A),
+    t + len(V)]``; it is the smallest such candidate with at least t + 1 elements
+    of the multiset at or below it.
+    """
+    best = np.inf
+    lo, hi = max(0, t - A.shape[0]), min(S.shape[0], t + V.shape[0] + 1)
+    for c in range(hi - lo + A.shape[0]):
+        x = S[lo + c] if c < hi - lo else A[c - (hi - lo)]
+        if x >= best:
+            continue
+        rank = (np.searchsorted(S, x, side="right") - np.searchsorted(V, x, side="right")
+                + np.searchsorted(A, x, side="right"))
+        if rank >= t + 1:
+            best = x
+    return best
+
+
+@njit(cache=True, nogil=True)
+def medians_without(S: Any, own: Any, rev_ptr: Any, rev_old: Any, rev_new: Any, out: Any) -> None:
+    """For every row i, the median (as ``np.median``) of the n - 1 values of a fit without i.
+
+    ``S``: the n values of the full fit, sorted; ``own[i]``: row i's value,
+    which leaves; ``rev_old[rev_ptr[i]:rev_ptr[i + 1]]``: the values of the rows
+    that change without i, replaced by ``rev_new[...]``.
+    """
+    m = S.shape[0] - 1
+    for i in range(S.shape[0]):
+        a0, a1 = rev_ptr[i], rev_ptr[i + 1]
+        V = np.empty(1 + a1 - a0)
+        V[0] = own[i]
+        V[1:] = rev_old[a0:a1]
+        V.sort()
+        A = np.sort(rev_new[a0:a1])
+        if m % 2 == 1:
+            out[i] = _kth(S, V, A, (m - 1) // 2)
+        else:
+            out[i] = (_kth(S, V, A, m // 2 - 1) + _kth(S, V, A, m // 2)) / 2

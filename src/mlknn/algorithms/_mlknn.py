@@ -278,8 +278,9 @@ class _BayesCountsMixin:
         active: NDArray[np.bool_] | None = None,
         next_counts: NDArray[np.bool_] | None = None,
         row_bins: IntArray | None = None,
+        subset: NDArray[np.intp] | None = None,
     ) -> FloatArray | tuple[NDArray[np.int64], NDArray[np.float64]]:
-        """Leave-one-out scores of every training row, dense (k None) or its top k.
+        """Leave-one-out scores of every training row (or of the rows ``subset``), dense (k None) or top k.
 
         ``T``: the counts the tables were fitted on, over the neighbourhoods
         ``train_ind``; ``next_ind``: each row's replacement for a removed
@@ -287,11 +288,16 @@ class _BayesCountsMixin:
         in a fit without it); ``active``, ``next_counts``: which of those
         neighbours count (see :func:`dense_bin_moves`); ``row_bins``: per row i,
         the number of count values of the fit without it (default ``n_bins``).
+        With ``subset``, ``active`` must keep only the pairs whose removed row is in it.
         """
         Y = self._fit_Y
-        n, q = Y.shape
+        q = Y.shape[1]
         hists = sparse_count_histograms(T, Y, n_bins) if sp.issparse(Y) else count_histograms(T, Y, n_bins)
         moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
+        if subset is not None:  # the rows asked for only; the tables above are the whole fit's
+            Y, T, Q, moves1, moves0 = Y[subset], T[subset], Q[subset], moves1[subset], moves0[subset]
+            row_bins = None if row_bins is None else row_bins[subset]
+        n = Y.shape[0]
         if not sp.issparse(Y):
             scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, Y.astype(np.int64),
                                             (T == Q).astype(np.int64), (moves1.toarray(), moves0.toarray()),
