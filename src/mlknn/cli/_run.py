@@ -277,7 +277,9 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
                  test_size: float | None = None, stratify: bool | None = None, seed: int | None = None,
                  k: str | Sequence[str] | None = None, params: Sequence[str] | None = (), scaling: str | None = None,
                  feature_selection: str | None = None, min_label_count: int | None = None,
-                 label_scope: str | None = None, neighbors: str | None = None) -> "ExperimentConfig":  # fmt: skip
+                 label_scope: str | None = None, neighbors: str | None = None,
+                 missing_labels: float | None = None, batch: int | None = None,
+                 shuffle: bool | None = None) -> "ExperimentConfig":  # fmt: skip
     """An :class:`~mlknn.experiments.ExperimentConfig` from a TOML file and/or options
     (options override the file, through :meth:`ExperimentConfig.with_overrides`)."""
     from ..experiments import ExperimentConfig, config_from_dict, load_config
@@ -294,6 +296,7 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
         "n_repeats": repeats, "test_size": test_size, "stratify": stratify, "seed": seed,
         "scaling": scaling, "feature_selection": feature_selection, "min_label_count": min_label_count,
         "label_scope": label_scope, "neighbors": neighbors, "add_params": tuple(params or ()) or None,
+        "missing_labels": missing_labels, "batch": batch, "shuffle": shuffle,
     }  # fmt: skip
     # An option left out (None) keeps the file's value.
     cfg: ExperimentConfig = base.with_overrides(**{name: v for name, v in options.items() if v is not None})
@@ -302,7 +305,7 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
 
 #: Options of the grid only (a single run has no protocol, database or workers).
 _GRID_ONLY = ("algorithms", "protocol", "folds", "repeats", "test_size", "stratify", "min_label_count",
-              "label_scope", "db", "scheduler", "dask_workers")  # fmt: skip
+              "label_scope", "db", "scheduler", "dask_workers", "missing_labels", "batch", "shuffle")  # fmt: skip
 
 
 def run_command(
@@ -313,7 +316,9 @@ def run_command(
     algorithms: str = typer.Option(None, "--algorithms", help="Grid: comma-separated registry names (e.g. mlknn,dmlknn,mlknn:skml)."),
     k: str = typer.Option(None, "--k", help="Neighbours: one int for a single run, a comma-separated list for a grid (default 10)."),
     seed: int = typer.Option(None, "--seed", help="Random seed (split, protocol and estimators); default 0."),
-    protocol: str = typer.Option(None, "--protocol", help="Grid: kfold (5 x 10-fold), 5x2, holdout (10 x 80/20); default 5x2."),
+    protocol: str = typer.Option(None, "--protocol", help="Grid: kfold (5 x 10-fold), 5x2, holdout (10 x 80/20), prequential (test-then-train, batch by batch; docs/streams.md); default 5x2."),
+    batch: int = typer.Option(None, "--batch", help="Grid, prequential: instances per batch (default 500; the first batch only trains)."),
+    shuffle: bool = typer.Option(None, "--shuffle/--file-order", help="Grid, prequential: the stream in a random order drawn from --seed (default: file order)."),
     folds: int = typer.Option(None, "--folds", help="Grid: folds per repetition (kfold/5x2)."),
     repeats: int = typer.Option(None, "--repeats", help="Grid: repetitions."),
     test_size: float = typer.Option(None, "--test-size", help="Grid: test fraction of the hold-out protocol."),
@@ -322,6 +327,7 @@ def run_command(
     feature_selection: str = typer.Option(None, "--feature-selection", help="Chi-square selection fitted on the training part: a fraction (0.2) or a count (184)."),
     min_label_count: int = typer.Option(None, "--min-label-count", help="Grid: drop labels with fewer positive instances."),
     label_scope: str = typer.Option(None, "--label-scope", help="Grid: count labels on each training part (train) or on the whole dataset (dataset)."),
+    missing_labels: float = typer.Option(None, "--missing-labels", help="Grid: hide this fraction of each training part's label entries (seeded per fold; unknown to the estimators with missing_labels=, 0 to the others; docs/incomplete_labels.md)."),
     param: list[str] = typer.Option(None, "--param", help="Grid axis: name=v1,v2 (every algorithm with that parameter) or algorithm.name=v1,v2; single run: name=value. Repeatable."),
     config: Path = typer.Option(None, "--config", help="Grid: a TOML experiment file (options override it)."),
     db: Path = typer.Option(None, "--db", help="Grid: the SQLite results database (created if missing; reruns complete it)."),
@@ -352,6 +358,7 @@ def run_command(
         repeats=loc["repeats"], test_size=loc["test_size"], stratify=loc["stratify"], seed=loc["seed"],
         k=loc["k"], params=loc["param"], scaling=loc["scaling"], feature_selection=loc["feature_selection"],
         min_label_count=loc["min_label_count"], label_scope=loc["label_scope"], neighbors=loc["neighbors"],
+        missing_labels=loc["missing_labels"], batch=loc["batch"], shuffle=loc["shuffle"],
     )  # fmt: skip
     return grid_run(cfg, loc["db"], loc["jobs"], console, scheduler=loc["scheduler"], dask_workers=loc["dask_workers"])
 
@@ -390,7 +397,7 @@ def grid_run(
     specs = cfg.specs()
     console.print(
         f"[bold]{len(cfg.datasets)}[/] dataset(s) x [bold]{len(specs)}[/] configuration(s) x "
-        f"[bold]{cfg.protocol.n_folds()}[/] fold(s) ({cfg.protocol.name}, seed {cfg.protocol.seed}) -> {db}"
+        f"[bold]{cfg.protocol.n_folds() or 'one per batch:'}[/] fold(s) ({cfg.protocol.name}, seed {cfg.protocol.seed}) -> {db}"
     )
     _warn_unscaled_datasets(cfg, console)
     start = time.perf_counter()

@@ -61,12 +61,17 @@ MAX_WARNING_CHARS = 2000
 
 @dataclass
 class FoldData:
-    """A fold after its preprocessing (Y dense or CSR, as given)."""
+    """A fold after its preprocessing (Y dense or CSR, as given).
+
+    ``Y_hidden``: the training entries hidden by the ``missing_labels`` setting
+    (0 in ``Y_train``), or None.
+    """
 
     X_train: MatrixLike
     Y_train: LabelMatrix
     X_test: MatrixLike
     Y_test: LabelMatrix
+    Y_hidden: MatrixLike | None = None
 
     @property
     def n_train(self) -> int:
@@ -167,7 +172,10 @@ def _dense_train_labels(est: Estimator, Y: LabelMatrix) -> LabelMatrix:
 def _fit(est: Estimator, data: FoldData, search: FoldSearch | None) -> None:
     if is_knn(est):
         assert search is not None  # the runner searches every fold that has a kNN cell
-        est.fit_from_graph(search.train_graph, data.Y_train, X=data.X_train, index=search.index)
+        # Hidden entries are unknown to the estimators that learn from incomplete labels; the
+        # others read them as 0 (Y_train holds 0 there).
+        extra = {"Y_missing": data.Y_hidden} if data.Y_hidden is not None and est.knn_capabilities()["missing_labels"] else {}
+        est.fit_from_graph(search.train_graph, data.Y_train, X=data.X_train, index=search.index, **extra)
     else:
         est.fit(data.X_train, _dense_train_labels(est, data.Y_train))
 

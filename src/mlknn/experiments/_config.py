@@ -395,7 +395,8 @@ def _protocol_override(current: ProtocolConfig, changes: dict[str, Any]) -> Prot
     protocol: ProtocolConfig | str = changes.pop("protocol", current)
     own = {k: changes.pop(k) for k in list(changes) if k in _PROTOCOL_FIELDS}
     if isinstance(protocol, str):  # a name: its own defaults, this config's stratify and seed
-        protocol = replace(current, name=protocol, n_splits=None, n_repeats=None, test_size=None)
+        protocol = replace(current, name=protocol, n_splits=None, n_repeats=None, test_size=None, batch=None,
+                           shuffle=False)  # fmt: skip
     return replace(protocol, **own)
 
 
@@ -403,8 +404,8 @@ _CONFIG_FIELDS = {
     "datasets", "algorithms", "k", "params", "protocol", "preprocessing", "dataset_preprocessing",
     "neighbors", "metric", "explicit", "at_k", "ties",
 }  # fmt: skip
-_PROTOCOL_FIELDS = {"n_splits", "n_repeats", "test_size", "stratify", "seed"}
-_PREP_FIELDS = {"scaling", "feature_selection", "min_label_count", "label_scope"}
+_PROTOCOL_FIELDS = {"n_splits", "n_repeats", "test_size", "stratify", "seed", "batch", "shuffle"}
+_PREP_FIELDS = {"scaling", "feature_selection", "min_label_count", "label_scope", "missing_labels"}
 _OVERRIDABLE = _CONFIG_FIELDS | _PROTOCOL_FIELDS | _PREP_FIELDS | {"add_params"}
 
 

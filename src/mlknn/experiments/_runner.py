@@ -30,6 +30,7 @@ from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._cell import CellOutcome, FoldData, FoldSearch, WarningLog, is_knn, run_cell
 from ._config import AlgorithmSpec, ExperimentConfig
 from ._data import apply_prefilter, as_label_matrix, load_dataset
+from ._missing import hide_labels
 from ._parsing import canonical_json
 from ._results import CELL_COLUMNS, ResultsDB
 from ._settings import PreprocessingConfig
@@ -160,7 +161,8 @@ def prepare_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix, log: WarningLog)
         pre = FoldPreprocessor(**task.preprocessing.fold_level()).fit(X_tr, Y_tr)
         X_tr, Y_tr = pre.transform(X_tr, Y_tr)
         X_te, Y_te = pre.transform(X_te, Y_te)
-    return FoldData(X_tr, Y_tr, X_te, Y_te)
+    Y_tr, hidden = hide_labels(Y_tr, task.preprocessing.missing_labels, task.seed, f.repeat, f.fold)
+    return FoldData(X_tr, Y_tr, X_te, Y_te, hidden)
 
 
 def _search_width(task: FoldTask, spec: AlgorithmSpec, est: Estimator, n_train: int) -> int:
@@ -270,7 +272,9 @@ def cell_key(
     return (dataset, spec.name, spec.key(), prep_key, search_key, protocol_key, int(repeat), int(fold))
 
 
-def count_cells(config: ExperimentConfig, db: ResultsDB) -> tuple[int, int]:
+def count_cells(
+    config: ExperimentConfig, db: ResultsDB, n_samples: Mapping[str, int] | None = None
+) -> tuple[int, int]:
     """(total, done) cells of ``config`` in ``db`` (without loading any data).
 
     Parameters
@@ -279,6 +283,9 @@ def count_cells(config: ExperimentConfig, db: ResultsDB) -> tuple[int, int]:
         The experiment.
     db : ResultsDB
         The results database.
+    n_samples : mapping of dataset name -> rows, optional
+        Required by the prequential protocol, whose number of batches depends
+        on each dataset's length.
 
     Returns
     -------
@@ -304,19 +311,25 @@ def count_cells(config: ExperimentConfig, db: ResultsDB) -> tuple[int, int]:
     (4, 0)
     """
     specs = config.specs()
-    n_folds = config.protocol.n_folds()
-    total = len(config.datasets) * len(specs) * n_folds
+    per_dataset = {ds: config.protocol.n_folds((n_samples or {}).get(ds)) for ds in config.datasets}
+    if None in per_dataset.values():
+        raise ValueError(
+            "count_cells of a prequential protocol needs n_samples (rows per dataset): its number of "
+            "batches depends on each dataset's length."
+        )
+    total = len(specs) * sum(int(n or 0) for n in per_dataset.values())
     done_set = db.done_cells(config.datasets)
     protocol_key, search_key = config.protocol.key(), config.search_key()
     wanted = {(s.name, s.key()) for s in specs}
     sp = config.protocol.splitter().params()
-    n_rep, n_fold = sp["n_repeats"], sp.get("n_splits", 1)
+    n_rep = sp["n_repeats"]
     done = 0
     for c in done_set:
         ds, alg, params, prep, search, proto, rep, fold = c
+        n_fold = per_dataset.get(ds) if config.protocol.name == "prequential" else sp.get("n_splits", 1)
         if (
             rep < n_rep
-            and fold < n_fold
+            and fold < int(n_fold or 0)  # type: ignore[call-overload]  # an int or None
             and ds in config.datasets
             and (alg, params) in wanted
             and prep == config.preprocessing_for(ds).key()
@@ -336,6 +349,18 @@ class _NullProgress:
 
     def message(self, text: str) -> None:
         pass
+
+
+def _load(
+    dataset: str, config: ExperimentConfig, data: Mapping[str, tuple[MatrixLike, MatrixLike]] | None,
+    data_home: str | os.PathLike[str] | None,
+) -> tuple[MatrixLike, LabelMatrix]:
+    """A dataset as the experiment splits it: in memory or loaded, after its dataset-level filter."""
+    if data is not None and dataset in data:
+        X, Y = data[dataset]
+    else:
+        X, Y = load_dataset(dataset, data_home)
+    return apply_prefilter(X, as_label_matrix(Y), config.preprocessing_for(dataset).dataset_level())
 
 
 def run_experiment(
@@ -399,7 +424,12 @@ def run_experiment(
     progress = progress or _NullProgress()
     try:
         specs = config.specs()
-        total, done_before = count_cells(config, results_db)
+        loaded: dict[str, tuple[MatrixLike, LabelMatrix]] = {}
+        sizes = None
+        if config.protocol.name == "prequential":  # the number of batches needs each dataset's length
+            loaded = {name: _load(name, config, data, data_home) for name in config.datasets}
+            sizes = {name: int(X.shape[0]) for name, (X, _) in loaded.items()}
+        total, done_before = count_cells(config, results_db, sizes)
         progress.start(total, done_before)
         protocol_key, search_key = config.protocol.key(), config.search_key()
         splitter = config.protocol.splitter()
@@ -410,11 +440,7 @@ def run_experiment(
             prep = config.preprocessing_for(dataset)
             prep_key = prep.key()
             prefilter = prep.dataset_level()
-            if data is not None and dataset in data:
-                X, Y = data[dataset]
-            else:
-                X, Y = load_dataset(dataset, data_home)
-            X, Y = apply_prefilter(X, as_label_matrix(Y), prefilter)
+            X, Y = loaded.pop(dataset) if dataset in loaded else _load(dataset, config, data, data_home)
             folds = list(splitter.split(X, Y))
             results_db.record_folds(dataset, protocol_key, canonical_json(prefilter), folds, X.shape[0])
             out: list[FoldTask] = []

@@ -5,6 +5,7 @@ from numbers import Integral, Real
 from typing import Any
 
 from ..model_selection import make_protocol
+from ..model_selection._prequential import PrequentialSplit
 from ..model_selection._split import RepeatedHoldout, RepeatedMultilabelKFold
 from ..preprocessing import CHI2_RULES
 from ._parsing import canonical_json
@@ -16,8 +17,10 @@ class ProtocolConfig:
 
     Parameters
     ----------
-    name : {"kfold", "5x2", "holdout"}, default="5x2"
-        The protocol.
+    name : {"kfold", "5x2", "holdout", "prequential"}, default="5x2"
+        The protocol. ``"prequential"``: test-then-train over the data as a
+        stream, one fold per batch (:class:`~mlknn.model_selection._prequential.PrequentialSplit`;
+        docs/streams.md).
     n_splits, n_repeats : int, default=None
         Override the protocol's folds and repetitions.
     test_size : float, default=None
@@ -26,6 +29,12 @@ class ProtocolConfig:
         Iterative stratification on the labels.
     seed : int, default=0
         Seed of the whole protocol.
+    batch : int, default=None
+        Prequential only: instances per batch (default 500); the first batch
+        only trains.
+    shuffle : bool, default=False
+        Prequential only: a stream in a random order drawn from ``seed``
+        instead of the file order.
     """
 
     name: str = "5x2"
@@ -34,15 +43,24 @@ class ProtocolConfig:
     test_size: float | None = None
     stratify: bool = False
     seed: int = 0
+    batch: int | None = None
+    shuffle: bool = False
 
-    def splitter(self) -> RepeatedMultilabelKFold | RepeatedHoldout:
+    def splitter(self) -> RepeatedMultilabelKFold | RepeatedHoldout | PrequentialSplit:
         """The splitter of this protocol.
 
         Returns
         -------
-        RepeatedMultilabelKFold or RepeatedHoldout
-            From :func:`mlknn.model_selection.make_protocol`.
+        RepeatedMultilabelKFold, RepeatedHoldout or PrequentialSplit
+            From :func:`mlknn.model_selection.make_protocol`, or the prequential splits.
         """
+        if self.name == "prequential":
+            return self._prequential()
+        if self.batch is not None or self.shuffle:
+            raise ValueError(
+                f"The 'batch' and 'shuffle' settings are for protocol 'prequential'; the protocol is "
+                f"{self.name!r} (got batch={self.batch!r}, shuffle={self.shuffle!r})."
+            )
         return make_protocol(
             self.name,
             n_splits=self.n_splits,
@@ -51,6 +69,18 @@ class ProtocolConfig:
             stratify=self.stratify,
             random_state=self.seed,
         )
+
+    def _prequential(self) -> PrequentialSplit:
+        given = {"n_splits": self.n_splits, "n_repeats": self.n_repeats, "test_size": self.test_size,
+                 "stratify": self.stratify or None}  # fmt: skip
+        wrong = sorted(k for k, v in given.items() if v is not None)
+        if wrong:
+            raise ValueError(
+                f"The setting(s) {wrong} do not apply to protocol 'prequential' (one pass over the stream, "
+                "batch by batch): use batch and shuffle."
+            )
+        return PrequentialSplit(500 if self.batch is None else self.batch, shuffle=self.shuffle,
+                                random_state=self.seed)  # fmt: skip
 
     def params(self) -> dict[str, Any]:
         """The protocol's name and its splitter's parameters.
@@ -76,15 +106,26 @@ class ProtocolConfig:
         p.pop("n_repeats", None)
         return canonical_json(p)
 
-    def n_folds(self) -> int:
+    def n_folds(self, n_samples: int | None = None) -> int | None:
         """Number of train/test splits (repetitions times folds).
+
+        Parameters
+        ----------
+        n_samples : int, optional
+            Rows of the dataset: the prequential protocol's number of batches
+            depends on it (None there: the number is unknown until the data is
+            loaded).
 
         Returns
         -------
-        int
-            The splitter's ``get_n_splits()``.
+        int or None
+            The splitter's ``get_n_splits()``; None for a prequential protocol
+            without ``n_samples``.
         """
-        return self.splitter().get_n_splits()
+        splitter = self.splitter()
+        if isinstance(splitter, PrequentialSplit):
+            return None if n_samples is None else splitter.get_n_splits(n_samples)
+        return splitter.get_n_splits()
 
 
 _SCALINGS = ("none", "minmax", "zscore")
@@ -118,6 +159,14 @@ class PreprocessingConfig:
         reading that reproduces Younes et al.'s (2011) enron tables (docs/reproduction.md).
         Recorded in :meth:`params` only when not the default ``"max"``, so the
         keys of earlier results are unchanged.
+    missing_labels : float
+        Fraction in [0, 1) of each training part's label entries hidden
+        (unknown), drawn by a seeded generator per fold
+        (:func:`mlknn.experiments._missing.hide_labels`): the estimators that
+        learn from incomplete labels (``knn_capabilities()["missing_labels"]``)
+        get them as unknown, every other estimator reads them as 0. The test
+        part is never touched. Recorded in :meth:`params` only when > 0, so the
+        keys of earlier results are unchanged (docs/incomplete_labels.md).
     """
 
     scaling: str = "none"
@@ -125,6 +174,7 @@ class PreprocessingConfig:
     min_label_count: int = 0
     label_scope: str = "train"
     chi2_rule: str = "max"
+    missing_labels: float = 0.0
 
     def __post_init__(self) -> None:
         if self.scaling not in _SCALINGS:
@@ -148,6 +198,9 @@ class PreprocessingConfig:
             raise ValueError(
                 f"The 'chi2_rule' parameter must be one of {CHI2_RULES}. Got {self.chi2_rule!r} instead."
             )
+        f = self.missing_labels
+        if isinstance(f, bool) or not isinstance(f, Real) or not 0 <= f < 1:
+            raise ValueError(f"The 'missing_labels' parameter must be a fraction in [0, 1). Got {f!r} instead.")
         if self.label_scope not in _SCOPES:
             raise ValueError(
                 f"The 'label_scope' parameter must be one of {_SCOPES}. Got {self.label_scope!r} instead."
@@ -160,7 +213,7 @@ class PreprocessingConfig:
         -------
         dict
             ``scaling``, ``feature_selection``, ``min_label_count``, ``label_scope``,
-            and ``chi2_rule`` when it is not ``"max"``.
+            ``chi2_rule`` when it is not ``"max"``, ``missing_labels`` when > 0.
         """
         out: dict[str, Any] = {
             "scaling": self.scaling,
@@ -170,6 +223,8 @@ class PreprocessingConfig:
         }
         if self.chi2_rule != "max":
             out["chi2_rule"] = self.chi2_rule
+        if self.missing_labels > 0:
+            out["missing_labels"] = float(self.missing_labels)
         return out
 
     def key(self) -> str:

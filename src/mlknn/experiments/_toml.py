@@ -21,7 +21,7 @@ def _as_tuple(value: object, what: str) -> tuple[Any, ...]:
 def _prep_from_dict(
     d: dict[str, Any], base: PreprocessingConfig | None = None, where: str = "preprocessing"
 ) -> PreprocessingConfig:
-    allowed = {"scaling", "feature_selection", "min_label_count", "label_scope", "chi2_rule"}
+    allowed = {"scaling", "feature_selection", "min_label_count", "label_scope", "chi2_rule", "missing_labels"}
     unknown = set(d) - allowed - {"datasets"}
     if unknown:
         raise ValueError(
@@ -51,7 +51,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         name = "5x2"                 # kfold | 5x2 | holdout
         seed = 0
         stratify = false
-        # n_splits, n_repeats, test_size
+        # n_splits, n_repeats, test_size; prequential: batch = 500, shuffle = false
 
         [preprocessing]
         scaling = "minmax"           # none | minmax | zscore
@@ -59,6 +59,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         min_label_count = 0
         label_scope = "train"        # train | dataset
         chi2_rule = "max"            # max | mean | presence-max | presence-avg
+        missing_labels = 0.3         # hide this fraction of the training label entries
 
         [preprocessing.datasets.enron]
         feature_selection = 0.2
@@ -98,7 +99,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
     proto = d.get("protocol", {})
     if isinstance(proto, str):
         proto = {"name": proto}
-    p_allowed = {"name", "n_splits", "n_repeats", "test_size", "stratify", "seed"}
+    p_allowed = {"name", "n_splits", "n_repeats", "test_size", "stratify", "seed", "batch", "shuffle"}
     if set(proto) - p_allowed:
         raise ValueError(f"Unknown key(s) {sorted(set(proto) - p_allowed)} in [protocol]; allowed: {sorted(p_allowed)}.")
     protocol = ProtocolConfig(**proto)

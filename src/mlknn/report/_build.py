@@ -31,6 +31,7 @@ from ._model import (
     safe_name,
     test_train_ratio,
 )
+from ._prequential import is_prequential, prequential_figures
 from ._render import render
 from ._tables import (
     _gib,
@@ -215,6 +216,10 @@ def _warnings_section(g: Group, warnings: Sequence[Row]) -> Section | None:
 
 def _figure_sections(g: Group, grows: Sequence[Row], idx: int) -> list[Section]:
     out: list[Section] = []
+    if is_prequential(g.protocol):
+        s = Section("Prequential: each measure against the instances seen", 3)
+        s.items.extend(prequential_figures(g, idx, _CURVE_METRICS))
+        out.append(s)
     figs = _curve_figures(g, idx, "n_neighbors", _CURVE_METRICS, "metric versus k")
     if figs:
         s = Section(f"Metric versus k (layout of the {_MLHIKNN}, Figures 2-7)", 3)

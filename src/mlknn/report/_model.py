@@ -136,6 +136,11 @@ def protocol_words(proto_json: str, n_repeats: int | None = None) -> str:
     elif name in ("5x2", "kfold"):
         k = p.get("n_splits", 2 if name == "5x2" else 10)
         what = f"{reps or 1} x {k}-fold cross-validation"
+    elif name == "prequential":
+        order = "a random order" if p.get("shuffle") else "file order"
+        what = (f"prequential, test-then-train in batches of {p.get('batch_size')} after the first "
+                f"{p.get('n_initial')} instances ({order})")  # fmt: skip
+        seed = p.get("random_state")
     else:
         what = name
     extra = [f"seed {seed}"] if seed is not None else []
@@ -150,6 +155,8 @@ def test_train_ratio(proto_json: str) -> float:
     if p.get("protocol") == "holdout":
         t = float(p.get("test_size", 0.2))
         return t / (1.0 - t)
+    if p.get("protocol") == "prequential":  # the first batch's ratio, the largest: the most conservative
+        return float(p["batch_size"]) / float(p["n_initial"])
     k = int(p.get("n_splits", 2 if p.get("protocol") == "5x2" else 10))
     return 1.0 / (k - 1)
 

@@ -1,0 +1,59 @@
+"""The harness's ``missing_labels`` setting: seeded hidden training entries, unknown to the
+estimators that learn from incomplete labels and 0 to the others."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from mlknn import BRkNN, MLkNN
+from mlknn.datasets import make_multilabel
+from mlknn.experiments import ExperimentConfig, PreprocessingConfig, ProtocolConfig, ResultsDB, run_experiment
+from mlknn.experiments._missing import hide_labels
+from mlknn.metrics import evaluate
+
+
+def test_hide_labels_seeded_and_container_independent():
+    Y = make_multilabel(n_samples=400, n_labels=6, random_state=0).Y
+    a, hidden = hide_labels(Y, 0.3, seed=1, repeat=2, fold=3)
+    b, again = hide_labels(Y, 0.3, seed=1, repeat=2, fold=3)
+    assert np.array_equal(hidden, again) and np.array_equal(a, b)
+    assert not np.array_equal(hidden, hide_labels(Y, 0.3, seed=1, repeat=2, fold=4)[1])
+    # binomial tolerance: 2400 entries at p = 0.3, 5 standard deviations
+    assert abs(hidden.mean() - 0.3) < 5 * np.sqrt(0.3 * 0.7 / hidden.size)
+    assert not a[hidden == 1].any() and np.array_equal(a[hidden == 0], Y[hidden == 0])
+    sa, shidden = hide_labels(sp.csr_array(Y), 0.3, seed=1, repeat=2, fold=3)
+    assert np.array_equal(shidden.toarray(), hidden) and np.array_equal(sa.toarray(), a)
+    assert hide_labels(Y, 0.0, 0)[1] is None
+
+
+def test_setting_validated_and_keyed():
+    with pytest.raises(ValueError, match="'missing_labels' parameter must be a fraction in \\[0, 1\\)"):
+        PreprocessingConfig(missing_labels=1.0)
+    assert "missing_labels" not in PreprocessingConfig().params()  # earlier keys unchanged
+    assert PreprocessingConfig(missing_labels=0.3).params()["missing_labels"] == 0.3
+
+
+def test_cells_equal_fits_on_the_hidden_fold(tmp_path):
+    toy = make_multilabel(n_samples=150, n_features=5, n_labels=4, random_state=3)
+    config = ExperimentConfig(
+        datasets=("toy",), algorithms=("mlknn", "brknn"), k=(5,),
+        params=(("*", "missing_labels", ("ignore", "negative")),),
+        protocol=ProtocolConfig("holdout", n_repeats=1, seed=4),
+        preprocessing=PreprocessingConfig(missing_labels=0.3),
+    )
+    db = ResultsDB(tmp_path / "r.db")
+    run_experiment(config, db, data={"toy": (toy.X, toy.Y)})
+    fold = next(iter(config.protocol.splitter().split(toy.X, toy.Y)))
+    Y_tr, hidden = hide_labels(toy.Y[fold.train], 0.3, 4, fold.repeat, fold.fold)
+    X_tr, X_te, Y_te = toy.X[fold.train], toy.X[fold.test], toy.Y[fold.test]
+    for name, cls in (("mlknn", MLkNN), ("brknn", BRkNN)):
+        for reading in ("ignore", "negative"):
+            est = cls(5, missing_labels=reading).fit(X_tr, Y_tr, Y_missing=hidden)
+            expected = evaluate(Y_te, est.predict(X_te), est.predict_proba(X_te))["macro_auc"]
+            got = [r["value"] for r in db.rows("metric = ? AND algorithm = ?", ("macro_auc", name))
+                   if json.loads(r["params"])["missing_labels"] == reading]
+            assert got == [expected], (name, reading)
+    aware = [r["value"] for r in db.rows("metric = ? AND algorithm = 'mlknn'", ("hamming_loss",))]
+    assert len(set(aware)) == 2  # the two readings differ on this fold

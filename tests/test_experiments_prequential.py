@@ -1,0 +1,90 @@
+"""The prequential protocol: test-then-train over a stream, one stored fold per batch."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from test_experiments import _rows
+
+from mlknn import MLkNN
+from mlknn.datasets import make_multilabel
+from mlknn.experiments import ExperimentConfig, ProtocolConfig, ResultsDB, count_cells, run_experiment
+from mlknn.metrics import evaluate
+from mlknn.model_selection._prequential import PrequentialSplit
+
+
+def test_batches_cover_the_stream_after_the_first():
+    X = np.zeros((23, 1))
+    folds = list(PrequentialSplit(batch_size=5).split(X))
+    assert [f.fold for f in folds] == [0, 1, 2, 3] and {f.repeat for f in folds} == {0}
+    assert np.array_equal(np.concatenate([f.test for f in folds]), np.arange(5, 23))
+    for f in folds:  # trained on exactly everything before the batch
+        assert np.array_equal(f.train, np.arange(f.test[0]))
+    shuffled = list(PrequentialSplit(batch_size=5, shuffle=True, random_state=3).split(X))
+    order = np.random.RandomState(3).permutation(23)
+    assert np.array_equal(shuffled[1].train, order[:10]) and np.array_equal(shuffled[1].test, order[10:15])
+    with pytest.raises(ValueError, match="more than n_initial = 30"):
+        list(PrequentialSplit(batch_size=30).split(X))
+
+
+def test_protocol_settings_checked():
+    with pytest.raises(ValueError, match="do not apply to protocol 'prequential'"):
+        ProtocolConfig("prequential", n_splits=3).splitter()
+    with pytest.raises(ValueError, match="for protocol 'prequential'"):
+        ProtocolConfig("5x2", batch=10).splitter()
+    assert ProtocolConfig("5x2").key() == ProtocolConfig("5x2", batch=None, shuffle=False).key()
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_cells_are_test_then_train(tmp_path, shuffle):
+    toy = make_multilabel(n_samples=130, n_features=4, n_labels=4, random_state=1)
+    X = np.round(toy.X, 1)  # ties: the training order decides them, as in a stream
+    config = ExperimentConfig(datasets=("toy",), algorithms=("mlknn",), k=(5,),
+                              protocol=ProtocolConfig("prequential", batch=40, shuffle=shuffle, seed=2))
+    db = ResultsDB(tmp_path / "r.db")
+    summary = run_experiment(config, db, data={"toy": (X, toy.Y)})
+    assert summary["total"] == 3 and count_cells(config, db, {"toy": 130}) == (3, 3)
+    order = PrequentialSplit(40, shuffle=shuffle, random_state=2).order(130)
+    rows = db.rows("metric = ?", ("macro_auc",))
+    assert [r["fold"] for r in rows] == [0, 1, 2]
+    for r in rows:
+        start = 40 + 40 * r["fold"]
+        seen, batch = order[:start], order[start:start + 40]
+        est = MLkNN(5).fit(X[seen], toy.Y[seen])
+        expected = evaluate(toy.Y[batch], est.predict(X[batch]), est.predict_proba(X[batch]))["macro_auc"]
+        assert r["value"] == expected and r["n_train"] == start and r["n_test"] == len(batch)
+    assert json.loads(rows[0]["protocol"])["protocol"] == "prequential"
+
+
+GRID = ["simulated2d", "--algorithms", "mlknn,brknn", "--k", "5", "--protocol", "prequential", "--batch", "100"]
+N_BATCHES = 10  # (1019 - 100) / 100, rounded up
+
+
+def test_killed_run_resumes(tmp_path):
+    """kill -9 in the middle of the stream; the rerun computes only the missing batches."""
+    db = tmp_path / "r.db"
+    cmd = [sys.executable, "-m", "mlknn", "run", *GRID, "--db", str(db)]
+    proc = subprocess.Popen(cmd, env={**os.environ, "MLKNN_FOLD_DELAY": "0.25"}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    for _ in range(2400):  # a bounded wait for the first batch (a hang guard, not a speed check)
+        if _rows(db) or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    partial = _rows(db)
+    done = subprocess.run(cmd, env=os.environ, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    total = _rows(db)
+    assert 0 < partial < total and total % (2 * N_BATCHES) == 0
+    con = sqlite3.connect(db)
+    folds = con.execute("SELECT COUNT(DISTINCT fold), COUNT(*) FROM results WHERE algorithm = 'mlknn' "
+                        "AND metric = 'macro_auc'").fetchone()
+    con.close()
+    assert folds == (N_BATCHES, N_BATCHES)
