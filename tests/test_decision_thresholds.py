@@ -266,3 +266,16 @@ def test_fallback_below_keeps_the_fixed_threshold_for_hopeless_labels():
     assert fallback.best_score_ == pytest.approx(macro_f1(Y, fallback._decide(P)))
     with pytest.raises(ValueError, match="'fallback_below' parameter"):
         TunedThresholds(Fixed(P), strategy="global", fallback_below=0.1).fit(X, Y)
+
+
+def test_sparse_labels_over_the_dense_budget_are_refused(data, monkeypatch):
+    import scipy.sparse as sp
+
+    from mlknn.utils._validation import DENSE_LABEL_BUDGET_ENV, LabelSpaceTooLargeError
+
+    Y = sp.csr_array(data.Y)
+    pred = TunedThresholds(MLkNN(n_neighbors=5), strategy="global").fit(data.X, Y).predict(data.X)
+    assert pred.shape == data.Y.shape
+    monkeypatch.setenv(DENSE_LABEL_BUDGET_ENV, "100")
+    with pytest.raises(LabelSpaceTooLargeError, match="TunedThresholds would need dense out-of-sample posteriors"):
+        TunedThresholds(MLkNN(n_neighbors=5)).fit(data.X, Y)

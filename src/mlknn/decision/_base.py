@@ -3,6 +3,7 @@
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -10,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import MultiLabelMixin
 from ..model_selection import loo_predict_proba
 from ..utils._typing import MatrixLike, NDArray
-from ..utils._validation import check_label_matrix, input_dtype
+from ..utils._validation import check_dense_label_budget, check_label_matrix, input_dtype
 
 
 def estimator_has(name: str) -> Any:
@@ -37,6 +38,10 @@ class PosteriorRuleBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
     def _check_labels(self, Y: MatrixLike) -> NDArray[np.uint8]:
         """Y as a dense uint8 matrix; records the label space and the dtype ``predict`` returns."""
         self._y_dtype = input_dtype(Y)
+        if sp.issparse(Y):
+            # The rules work on dense (n, q) out-of-sample posteriors.
+            check_dense_label_budget(*Y.shape, estimator=self, what="dense out-of-sample posteriors",
+                                     alternative="mlknn.model_selection.loo_predict_topk on sparse labels")
         checked: NDArray[np.uint8] = check_label_matrix(Y)
         self._set_label_space(checked)
         return checked

@@ -80,7 +80,7 @@ class ConformalLabelSets(PosteriorRuleBase):
         :class:`UncertifiedLabelWarning` says how many). True everywhere otherwise.
     n_calibration_ : int
         Number of calibration instances.
-    calibration_proba_ : ndarray of shape (n_calibration_, n_labels)
+    calibration_proba_ : ndarray of shape (n_calibration, n_labels)
         The posteriors the thresholds were calibrated on.
     n_labels_ : int
         Number of labels q.
