@@ -87,8 +87,12 @@ def _show_warning(
 
 
 def error_line(exc: BaseException) -> str:
-    """The one line printed for an error that reaches the edge of the program."""
-    return f"Error: {type(exc).__name__}: {exc}"
+    """The one line printed for an error that reaches the edge of the program (its message,
+    without the exception's class name, which tells a user of the command nothing)."""
+    message = str(exc).strip()
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        message = str(exc.args[0])
+    return f"Error: {message or type(exc).__name__}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

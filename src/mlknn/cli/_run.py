@@ -335,7 +335,7 @@ def run_command(
     neighbors: str = typer.Option(None, "--neighbors", help="Neighbour backend (of the grid's shared search; default brute)."),
     scheduler: str = typer.Option(None, "--scheduler", help="Grid: run the fold tasks on the Dask cluster of this scheduler (tcp://HOST:8786); this process still writes the database. Needs mlknn[dask]."),
     dask_workers: int = typer.Option(None, "--dask-workers", help="Grid: run the fold tasks on a local Dask cluster of N worker processes. Needs mlknn[dask]."),
-) -> dict[str, float] | dict[str, int]:
+) -> dict[str, float] | dict[str, Any]:
     """Run one algorithm quickly, or an experiment grid into a results database."""
     loc = {k_: _clean(v) for k_, v in locals().items()}
     console = Console()
@@ -388,7 +388,7 @@ def grid_run(
     console: Console,
     scheduler: str | None = None,
     dask_workers: int | None = None,
-) -> dict[str, int]:
+) -> dict[str, Any]:
     from ..experiments import run_experiment
 
     jobs = 1 if jobs is None else jobs
@@ -397,11 +397,12 @@ def grid_run(
     specs = cfg.specs()
     console.print(
         f"[bold]{len(cfg.datasets)}[/] dataset(s) x [bold]{len(specs)}[/] configuration(s) x "
-        f"[bold]{cfg.protocol.n_folds() or 'one per batch:'}[/] fold(s) ({cfg.protocol.name}, seed {cfg.protocol.seed}) -> {db}"
+        f"[bold]{cfg.protocol.n_folds() or 'one per batch:'}[/] fold(s) ({protocol_description(cfg)}) -> {db}",
+        soft_wrap=True,
     )
     _warn_unscaled_datasets(cfg, console)
     start = time.perf_counter()
-    info: dict[str, int]
+    info: dict[str, Any]
     if scheduler is not None or dask_workers is not None:
         # Fold tasks on a Dask cluster (mlknn.distributed); results streamed into db here.
         from ..distributed import dask_executor
@@ -419,7 +420,37 @@ def grid_run(
         f"({info['rows_written']} rows) in {time.perf_counter() - start:.1f} s. Report: mlknn report {db}"
     )
     _print_cell_warnings(db, console)
+    if info.get("failed"):
+        _print_failures(info["errors"], db, console)
+        raise typer.Exit(1)
     return info
+
+
+def protocol_description(cfg: "ExperimentConfig") -> str:
+    """The grid's protocol in words, from its splitter: '1 x 3-fold cross-validation, seed 0'."""
+    p: dict[str, Any] = dict(cfg.protocol.splitter().params())
+    if cfg.protocol.name == "prequential":
+        what = f"prequential: batches of {p['batch_size']} after the first {p['n_initial']} rows"
+    elif p.get("splitter") == "holdout":
+        what = f"{p['n_repeats']} x hold-out, {float(p['test_size']):.0%} test"
+    else:
+        what = f"{p['n_repeats']} x {p['n_splits']}-fold cross-validation"
+    if p.get("stratify"):
+        what += ", iterative stratification"
+    return f"{what}, seed {cfg.protocol.seed}"
+
+
+def _print_failures(errors: Sequence[Mapping[str, Any]], db: str | Path, console: Console) -> None:
+    """The cells that failed, grouped by configuration and message, and what to do next."""
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for e in errors:
+        groups.setdefault((e["algorithm"], e["params"], e["message"]), []).append(e)
+    console.print(f"{len(errors)} cell(s) failed; the others are in {db}. Failures (also recorded in the database, "
+                  "`mlknn report` lists them; the same command retries them):", markup=False, highlight=False)
+    for (algorithm, params, message), cells in groups.items():
+        datasets = ", ".join(sorted({str(c["dataset"]) for c in cells}))
+        console.print(f"  {algorithm} {params} on {datasets} ({len(cells)} fold(s)): {message}", markup=False,
+                      highlight=False, soft_wrap=True)
 
 
 def _warn_unscaled_datasets(cfg: "ExperimentConfig", console: Console) -> None:
@@ -457,6 +488,8 @@ def _print_cell_warnings(db: str | Path, console: Console) -> None:
         rows = rdb.warnings() if hasattr(rdb, "warnings") else []
     by_cat: dict[str, dict[str, Any]] = {}
     for w in rows:
+        if w["stage"] == "error":  # failed cells: listed by _print_failures
+            continue
         cat = by_cat.setdefault(w["category"], {"cells": set(), "datasets": set(), "message": w["message"]})
         cat["cells"].add((w["dataset"], w["algorithm"], w["params"], w["repeat"], w["fold"]))
         cat["datasets"].add(w["dataset"])

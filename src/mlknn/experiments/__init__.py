@@ -13,6 +13,7 @@
 See docs/experiments.md and docs/reproduction.md.
 """
 
+from ._checks import GridConfigurationError
 from ._config import (
     ALIASES,
     VARIANTS,
@@ -45,6 +46,7 @@ __all__ = [
     "AlgorithmSpec",
     "ExperimentConfig",
     "FoldMismatchError",
+    "GridConfigurationError",
     "PreprocessingConfig",
     "ProtocolConfig",
     "ResultsDB",

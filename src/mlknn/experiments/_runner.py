@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 from ..model_selection._split import Fold
 from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._cell import CellOutcome, FoldData, FoldSearch, WarningLog, is_knn, run_cell
+from ._checks import ERROR_STAGE, GridConfigurationError, error_record, grid_problems
 from ._config import AlgorithmSpec, ExperimentConfig
 from ._data import apply_prefilter, as_label_matrix, load_dataset
 from ._missing import hide_labels
@@ -249,12 +250,23 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
     fold_log = WarningLog()
     data = prepare_fold(task, X, Y, fold_log)
     built = [(spec, make_estimator(spec, task.seed)) for spec in task.specs]
-    search = search_fold(task, data, [(s, e) for s, e in built if is_knn(e)], fold_log)
     base = _fold_columns(task, data)
-    shared = fold_log.records()  # preprocessing and search warnings concern every cell of the fold
     out = FoldResult()
+    try:
+        search = search_fold(task, data, [(s, e) for s, e in built if is_knn(e)], fold_log)
+    except Exception as exc:  # noqa: BLE001 - recorded for every kNN cell of the fold; the others still run
+        search = None
+        for spec, est in built:
+            if is_knn(est):
+                out.warnings += cell_warning_rows(base, spec, [error_record(exc)])
+        built = [(spec, est) for spec, est in built if not is_knn(est)]
+    shared = fold_log.records()  # preprocessing and search warnings concern every cell of the fold
     for spec, est in built:
-        outcome = run_cell(est, data, search, task.at_k, task.ties)
+        try:
+            outcome = run_cell(est, data, search, task.at_k, task.ties)
+        except Exception as exc:  # noqa: BLE001 - one failing cell is recorded; the grid goes on
+            out.warnings += cell_warning_rows(base, spec, [error_record(exc)])
+            continue
         out.rows += cell_rows(base, spec, est, outcome, search)
         fold_level = [r for r in shared if is_knn(est) or r["stage"] != "search"]
         out.warnings += cell_warning_rows(base, spec, fold_level + outcome.warnings)
@@ -372,7 +384,7 @@ def run_experiment(
     data: Mapping[str, tuple[MatrixLike, MatrixLike]] | None = None,
     data_home: str | os.PathLike[str] | None = None,
     executor: FoldExecutor | None = None,
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Run (or complete) an experiment.
 
     Parameters
@@ -396,7 +408,16 @@ def run_experiment(
     Returns
     -------
     dict
-        ``total`` cells, ``done_before``, ``computed`` cells, ``rows_written``.
+        ``total`` cells, ``done_before``, ``computed`` cells, ``rows_written``,
+        ``failed`` cells and their ``errors`` (the ``warnings`` rows of stage
+        ``"error"``: a cell that raised is recorded there and the run goes on; it
+        has no result rows, so running again retries it).
+
+    Raises
+    ------
+    GridConfigurationError
+        Before anything runs, when a configuration cannot be built or its k
+        exceeds a dataset's training part: every such problem, one line each.
 
     See Also
     --------
@@ -430,7 +451,6 @@ def run_experiment(
             loaded = {name: _load(name, config, data, data_home) for name in config.datasets}
             sizes = {name: int(X.shape[0]) for name, (X, _) in loaded.items()}
         total, done_before = count_cells(config, results_db, sizes)
-        progress.start(total, done_before)
         protocol_key, search_key = config.protocol.key(), config.search_key()
         splitter = config.protocol.splitter()
         done = results_db.done_cells(config.datasets)
@@ -454,8 +474,17 @@ def run_experiment(
                                         tuple(config.at_k), tuple(config.ties)))
             return X, Y, out
 
-        for dataset in config.datasets:
-            X, Y, tasks = tasks_for(dataset)
+        # Every dataset's folds first, so that every cell is checked against every dataset
+        # before anything runs, and all the problems are reported at once.
+        prepared = [(dataset, *tasks_for(dataset)) for dataset in config.datasets]
+        problems = grid_problems(specs, config.protocol.seed, [
+            (dataset, min(len(t.fold.train) for t in tasks)) for dataset, _, _, tasks in prepared if tasks
+        ])  # fmt: skip
+        if problems:
+            raise GridConfigurationError(problems)
+        progress.start(total, done_before)
+        failed: list[dict[str, Any]] = []
+        for dataset, X, Y, tasks in prepared:
             if not tasks:
                 continue
             progress.message(f"{dataset}: {len(tasks)} fold(s) to compute")
@@ -471,9 +500,15 @@ def run_experiment(
                 )
             for task, result in results:
                 written += results_db.write_cells(result.rows, warnings=result.warnings)
-                computed += len(task.specs)
+                errors = [w for w in result.warnings if w["stage"] == ERROR_STAGE]
+                for error in errors:
+                    progress.message(f"failed: {error['algorithm']} {error['params']} on {error['dataset']} "
+                                     f"(repeat {error['repeat']}, fold {error['fold']}): {error['message']}")
+                failed += errors
+                computed += len(task.specs) - len(errors)
                 progress.advance(len(task.specs))
-        return {"total": total, "done_before": done_before, "computed": computed, "rows_written": written}
+        return {"total": total, "done_before": done_before, "computed": computed, "rows_written": written,
+                "failed": len(failed), "errors": failed}
     finally:
         if own_db:
             results_db.close()

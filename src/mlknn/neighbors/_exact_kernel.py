@@ -130,12 +130,16 @@ class _ExactKernel:
             self._center = X.mean(axis=0, dtype=np.float64) if n else np.zeros(d)
             aug = np.empty((n, d + 1), dtype=np.float32)
             csq = np.empty(n, dtype=np.float64)
-            for a in range(0, n, 1 << 15):
-                b = min(a + (1 << 15), n)
-                np.subtract(X[a:b], self._center, out=aug[a:b, :d], casting="unsafe")
-                block = aug[a:b, :d].astype(np.float64)
-                csq[a:b] = np.einsum("ij,ij->i", block, block)
-            aug[:, d] = 0.5 * csq
+            # Data beyond float32's range become inf here, by design: the inf keys and
+            # rounding scale make every point a candidate of the exact float64 pass, so
+            # the overflow is expected and its RuntimeWarning says nothing to the user.
+            with np.errstate(over="ignore"):
+                for a in range(0, n, 1 << 15):
+                    b = min(a + (1 << 15), n)
+                    np.subtract(X[a:b], self._center, out=aug[a:b, :d], casting="unsafe")
+                    block = aug[a:b, :d].astype(np.float64)
+                    csq[a:b] = np.einsum("ij,ij->i", block, block)
+                aug[:, d] = 0.5 * csq
             self._fit_aug = aug
             self._key_sqnorm = csq  # |x - mean|^2: the rounding scale of the symmetric LOO keys
             self._key_sqnorm_max = float(csq.max(initial=0.0))
