@@ -312,8 +312,12 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
         self.constant_values_ = values
         todo = np.flatnonzero(~constant)
         C = self._C()
+        init = self._previous_regressions(todo)
+        if init is not None:  # the previous coefficients (input units) in this fit's standardised units
+            w_init = init[0][:, varying] * scale[varying]
+            init = (w_init, init[1] + w_init @ (center[varying] / scale[varying]))
         w_std, b_std, iters, not_converged, separated = fit_logistic_batched(
-            Zs, Y, todo, C=C, tol=self.tol, max_iter=self.max_iter
+            Zs, Y, todo, C=C, tol=self.tol, max_iter=self.max_iter, init=init
         )
         # Back to the units of the inputs: w = w_std / scale, b = b_std - w_std . (center / scale).
         coef = np.zeros((q, p))

@@ -112,7 +112,8 @@ BatchedFit = tuple[FloatArray, FloatArray, NDArray[np.int64], list[int], BoolArr
 
 
 def fit_logistic_batched(
-    Z: MatrixLike, Y: MatrixLike, labels: ArrayLike, *, C: float, tol: float, max_iter: int
+    Z: MatrixLike, Y: MatrixLike, labels: ArrayLike, *, C: float, tol: float, max_iter: int,
+    init: tuple[FloatArray, FloatArray] | None = None,
 ) -> BatchedFit:
     """Fit ``LogisticRegression(C=C)`` on ``(Z, Y[:, l])`` for every l in ``labels``, to ``tol``.
 
@@ -130,6 +131,11 @@ def fit_logistic_batched(
         mean objective (see the module docstring) is <= tol.
     max_iter : int
         Newton iterations per label.
+    init : (coef, intercept) of shapes (len(labels), p) and (len(labels),), optional
+        A warm start (``partial_fit``): the iterations of each label start
+        there instead of at the intercept-only optimum; a NaN intercept leaves
+        that label's default start. The result is converged to ``tol`` either
+        way (a different point within it).
 
     Returns
     -------
@@ -180,18 +186,38 @@ def fit_logistic_batched(
     passes = _logistic_fused.runner(n) if large else None
     for start in range(0, L, batch):
         cols = labels[start : start + batch]
+        part = None if init is None else (init[0][start : start + batch], init[1][start : start + batch])
         if passes is None:
             T = np.asarray(Y[:, cols], dtype=np.float64)
-            W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond, atol, large)
+            W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond, atol, large, part)
         else:  # the compiled passes read 0/1 targets of any dtype: uint8, 8 times less to read
             T = np.asarray(Y[:, cols], dtype=np.uint8)
-            W, b, it, ok, sep = _logistic_fused.newton_cg_fused(Z, T, pen, tol, max_iter, precond, atol, passes)
+            W, b, it, ok, sep = _logistic_fused.newton_cg_fused(Z, T, pen, tol, max_iter, precond, atol, passes,
+                                                                part)
         coef[start : start + batch] = W.T
         intercept[start : start + batch] = b
         n_iter[start : start + batch] = it
         separated[start : start + batch] = sep
         not_converged.extend(int(c) for c in cols[~ok])
     return coef, intercept, n_iter, not_converged, separated
+
+
+def start_point(
+    T: MatrixLike, p: int, init: tuple[FloatArray, FloatArray] | None
+) -> tuple[FloatArray, FloatArray]:
+    """Where the Newton iterations start: W (p, m) and b (m,).
+
+    The intercept-only optimum ``b = logit(mean of t)``, ``W = 0``; or, for the
+    columns whose ``init`` intercept is not NaN, ``init`` (a warm start).
+    """
+    W = np.zeros((p, T.shape[1]))
+    mean = T.mean(axis=0)
+    b = np.log(mean) - np.log1p(-mean)
+    if init is not None:
+        given = ~np.isnan(init[1])
+        W[:, given] = init[0][given].T
+        b = np.where(given, init[1], b)
+    return W, b
 
 
 class _Preconditioner:
@@ -426,19 +452,20 @@ def _newton_cg(
     precond: _Preconditioner,
     atol: float = 0.0,
     fast: bool = False,
+    init: tuple[FloatArray, FloatArray] | None = None,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int64], BoolArray, BoolArray]:
     """Newton-CG for the columns of T; returns W (p, m), b (m,), iterations, converged and separated masks.
 
     ``atol``: the CG's residual floor (see ``_CG_ATOL``); ``fast``: the line
-    search's shortcuts (see :func:`mlknn.algorithms._line_search._line_search`).
+    search's shortcuts (see :func:`mlknn.algorithms._line_search._line_search`);
+    ``init``: a warm start (see :func:`fit_logistic_batched`).
     """
     n, p = Z.shape
     m = T.shape[1]
-    W = np.zeros((p, m))
-    # Start at the intercept-only optimum: b = logit(mean of t).
-    mean = T.mean(axis=0)
-    b = np.log(mean) - np.log1p(-mean)
+    W, b = start_point(T, p, init)
     S = np.broadcast_to(b, (n, m)).copy()
+    if init is not None:
+        S += np.asarray(Z @ W)
     iters = np.zeros(m, dtype=np.int64)
     converged = np.zeros(m, dtype=bool)
     act = np.arange(m)

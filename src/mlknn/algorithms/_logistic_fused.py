@@ -195,19 +195,22 @@ def newton_cg_fused(
     precond: Any,
     atol: float,
     passes: _Passes,
+    init: tuple[FloatArray, FloatArray] | None = None,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int64], BoolArray, BoolArray]:
     """:func:`mlknn.algorithms._logistic._newton_cg` (large path) with the compiled passes.
 
     Same arguments and returns (``precond`` a ``_logistic._Preconditioner``).
     """
+    from ._logistic import start_point
+
     n, p = Z.shape
     m = T.shape[1]
-    W = np.zeros((p, m))
-    mean = T.mean(axis=0)
-    b = np.log(mean) - np.log1p(-mean)  # the intercept-only optimum
+    W, b = start_point(T, p, init)  # the intercept-only optimum, or a warm start
     work_s = np.empty(n * m)  # the scores, compacted in place when labels stop
     S = work_s.reshape(n, m)
     S[...] = b
+    if init is not None:
+        S += np.asarray(Z @ W)
     iters = np.zeros(m, dtype=np.int64)
     converged = np.zeros(m, dtype=bool)
     act = np.arange(m)

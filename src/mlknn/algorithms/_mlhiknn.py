@@ -292,7 +292,8 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
             return
         todo = np.flatnonzero(~const)
         coef, intercept, _, not_converged, _ = fit_logistic_batched(
-            self.train_relevance_, Y, todo, C=LOGISTIC_C, tol=LOGISTIC_TOL, max_iter=LOGISTIC_MAX_ITER
+            self.train_relevance_, Y, todo, C=LOGISTIC_C, tol=LOGISTIC_TOL, max_iter=LOGISTIC_MAX_ITER,
+            init=self._previous_regressions(todo),
         )
         self.coef_[todo] = coef
         self.intercept_[todo] = intercept

@@ -188,8 +188,27 @@ class _PartialFitMixin:
                 sq, ind = incremental.drop_first_rows(kernel, n_drop, sq, ind, state.width,
                                                       needed=self.search_width(X_all.shape[0]))
         self._check_n_neighbors(X_all.shape[0], self.search_width(X_all.shape[0]))
+        # Estimators with logistic regressions (MLHiKNN, IBLR) start them from the
+        # current coefficients (_previous_regressions).
+        coef, intercept = getattr(self, "coef_", None), getattr(self, "intercept_", None)
+        self._warm_start = None if coef is None or intercept is None else (coef, intercept)
         self._refit_from_state(X_all, Y_all, unknown_all, sq, ind, kernel, nn, (self._y_dtype, self._y_container))
         self._stream_ = _StreamState(X_all, Y_all, unknown_all, sq, ind, kernel, nn, state.params, state.width, n_seen)
+        self._warm_start = None
+
+    def _previous_regressions(self, labels: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """The model's current coefficients and intercepts of ``labels``, as a warm
+        start of their logistic regressions inside ``partial_fit``; None outside it.
+
+        A label without a regression so far (constant until now: all-zero
+        coefficients and intercept) gets a NaN intercept: the solver's default start.
+        """
+        previous = getattr(self, "_warm_start", None)
+        if previous is None:
+            return None
+        coef, intercept = previous[0][labels], np.array(previous[1][labels], dtype=np.float64)
+        intercept[~(coef.any(axis=1) | (intercept != 0))] = np.nan
+        return np.asarray(coef, dtype=np.float64), intercept
 
     def _refit_from_state(
         self: Any, X: MatrixLike, Y: LabelMatrix, unknown: MatrixLike | None, sq: NDArray[np.float64],

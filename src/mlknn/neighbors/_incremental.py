@@ -43,7 +43,7 @@ Index = NDArray[np.intp]
 # Slots past a row's exact prefix.
 PAD = -1
 # Keys of one chunk of batch rows against every row: at most this many bytes.
-_CHUNK_BYTES = 64 << 20
+_CHUNK_BYTES = 256 << 20
 
 
 def loo_state(kernel: Any, width: int) -> tuple[NDArray[np.float64], Index]:
@@ -111,8 +111,12 @@ def append_rows(
     new_sq = np.full((n_new, width), np.inf)
     new_ind = np.full((n_new, width), PAD, dtype=np.intp)
     pair_old, pair_new, pair_sq = [], [], []
-    step = get_chunk_n_rows(row_bytes=8 * max(n_all, 1), max_n_rows=max(n_new, 1),
+    # Chunks of a few hundred batch rows: the product's K = d + 1 is small, and
+    # fewer rows per chunk would re-read the whole key matrix more often than
+    # they compute on it. One reused key buffer (fresh large arrays cost page faults).
+    step = get_chunk_n_rows(row_bytes=4 * max(n_all, 1), max_n_rows=max(n_new, 1),
                             working_memory=_CHUNK_BYTES / 2**20)
+    buf = None if sparse else np.empty((min(step, n_new), n_all), dtype=kernel._fit_aug.dtype)
     for start in range(0, n_new, step):
         stop = min(start + step, n_new)
         rows = np.arange(n_old + start, n_old + stop)
@@ -123,7 +127,7 @@ def append_rows(
             scale = qkey + kernel._fit_sqnorm_max
             n_terms = kernel._key_X.shape[1]
         else:
-            (V, scale), fit_axis = kernel._ranking_keys(Qc, None, None, loo_offset=n_old + start), 1
+            (V, scale), fit_axis = kernel._ranking_keys(Qc, None, buf, loo_offset=n_old + start), 1
             qkey = kernel._key_sqnorm[rows]
             n_terms = kernel._fit_aug.shape[1]
         everything = keys_out_of_range(scale, V.dtype, n_terms, rtol)
