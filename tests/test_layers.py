@@ -35,8 +35,8 @@ ALLOWED = {
     # Decision rules wrap any fitted estimator: its public API, the base mixin, the metrics.
     "decision": {"base", "metrics", "model_selection", "utils"},
     # The harness reaches estimators through the registry and their public API only.
-    "experiments": {"__version__", "_registry", "base", "datasets", "metrics", "model_selection", "neighbors",
-                    "preprocessing", "stats", "utils"},
+    "experiments": {"__version__", "_registry", "base", "datasets", "decision", "metrics", "model_selection",
+                    "neighbors", "preprocessing", "stats", "utils"},
     "distributed": {"base", "experiments", "neighbors", "utils", "_registry"},
     "river": {"utils"},
     "report": {"datasets", "experiments", "metrics", "plots", "preprocessing", "stats", "utils", "__version__"},

@@ -278,8 +278,9 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
                  k: str | Sequence[str] | None = None, params: Sequence[str] | None = (), scaling: str | None = None,
                  feature_selection: str | None = None, min_label_count: int | None = None,
                  label_scope: str | None = None, neighbors: str | None = None,
-                 missing_labels: float | None = None, batch: int | None = None,
-                 shuffle: bool | None = None) -> "ExperimentConfig":  # fmt: skip
+                 missing_labels: float | None = None, batch: int | None = None, shuffle: bool | None = None,
+                 threshold: Sequence[str] | None = None, conformal: Sequence[str] | None = None,
+                 calibration: bool | None = None) -> "ExperimentConfig":  # fmt: skip
     """An :class:`~mlknn.experiments.ExperimentConfig` from a TOML file and/or options
     (options override the file, through :meth:`ExperimentConfig.with_overrides`)."""
     from ..experiments import ExperimentConfig, config_from_dict, load_config
@@ -297,6 +298,8 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
         "scaling": scaling, "feature_selection": feature_selection, "min_label_count": min_label_count,
         "label_scope": label_scope, "neighbors": neighbors, "add_params": tuple(params or ()) or None,
         "missing_labels": missing_labels, "batch": batch, "shuffle": shuffle,
+        "threshold": tuple(_split_list(threshold, "threshold")) or None,
+        "conformal": tuple(_split_list(conformal, "conformal")) or None, "calibration": calibration,
     }  # fmt: skip
     # An option left out (None) keeps the file's value.
     cfg: ExperimentConfig = base.with_overrides(**{name: v for name, v in options.items() if v is not None})
@@ -305,7 +308,8 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
 
 #: Options of the grid only (a single run has no protocol, database or workers).
 _GRID_ONLY = ("algorithms", "protocol", "folds", "repeats", "test_size", "stratify", "min_label_count",
-              "label_scope", "db", "scheduler", "dask_workers", "missing_labels", "batch", "shuffle")  # fmt: skip
+              "label_scope", "db", "scheduler", "dask_workers", "missing_labels", "batch", "shuffle", "threshold",
+              "conformal", "calibration")  # fmt: skip
 
 
 def run_command(
@@ -335,6 +339,9 @@ def run_command(
     neighbors: str = typer.Option(None, "--neighbors", help="Neighbour backend (of the grid's shared search; default brute)."),
     scheduler: str = typer.Option(None, "--scheduler", help="Grid: run the fold tasks on the Dask cluster of this scheduler (tcp://HOST:8786); this process still writes the database. Needs mlknn[dask]."),
     dask_workers: int = typer.Option(None, "--dask-workers", help="Grid: run the fold tasks on a local Dask cluster of N worker processes. Needs mlknn[dask]."),
+    threshold: list[str] = typer.Option(None, "--threshold", help="Grid: also record the measures under a tuned decision rule (per-label, global, rcut, pcut; chosen on each training part). Repeatable."),
+    conformal: list[str] = typer.Option(None, "--conformal", help="Grid: also record the coverage and size of conformal label sets, guarantee:alpha (set:0.1, fnr:0.1, label:0.1). Repeatable."),
+    calibration: bool = typer.Option(False, "--calibration", help="Grid: record the ECE and reliability bins of the posteriors (implied by --threshold / --conformal)."),
 ) -> dict[str, float] | dict[str, Any]:
     """Run one algorithm quickly, or an experiment grid into a results database."""
     loc = {k_: _clean(v) for k_, v in locals().items()}
@@ -359,13 +366,14 @@ def run_command(
         k=loc["k"], params=loc["param"], scaling=loc["scaling"], feature_selection=loc["feature_selection"],
         min_label_count=loc["min_label_count"], label_scope=loc["label_scope"], neighbors=loc["neighbors"],
         missing_labels=loc["missing_labels"], batch=loc["batch"], shuffle=loc["shuffle"],
+        threshold=loc["threshold"], conformal=loc["conformal"], calibration=loc["calibration"] or None,
     )  # fmt: skip
     return grid_run(cfg, loc["db"], loc["jobs"], console, scheduler=loc["scheduler"], dask_workers=loc["dask_workers"])
 
 
 def _single_from_options(loc: Mapping[str, Any], console: Console) -> dict[str, float]:
     """A single run from the options of ``mlknn run`` (refusing the grid-only ones)."""
-    grid_only = [n for n in _GRID_ONLY if loc[n] not in (None, [], ())]
+    grid_only = [n for n in _GRID_ONLY if loc[n] not in (None, [], ()) and loc[n] is not False]  # False: a flag off
     if grid_only:
         raise ValueError(
             f"The option(s) {', '.join('--' + n.replace('_', '-') for n in grid_only)} need DATASET arguments "

@@ -46,6 +46,7 @@ from ..utils._typing import Estimator, LabelMatrix, MatrixLike, NDArray, TopK
 
 if TYPE_CHECKING:
     from ..neighbors import NeighborGraph, NeighborsIndex
+    from ._decisions import DecisionSettings
 
 #: What a cell's prediction step gives the evaluation besides the 0/1 prediction:
 #: dense scores, the top-k (labels, scores) pair, or nothing (no score method).
@@ -213,8 +214,25 @@ def _evaluate(data: FoldData, P: LabelMatrix, S: Scores, at_k: tuple[int, ...],
     return values
 
 
+def _decision_values(est: Estimator, data: FoldData, S: NDArray[np.float64], decisions: "DecisionSettings",
+                     seed: int) -> dict[str, float]:  # fmt: skip
+    """The tuned-rule, conformal and calibration measures of a cell with dense scores (Y densified)."""
+    from ._decisions import decision_values
+
+    def dense(Y: LabelMatrix) -> NDArray[Any]:
+        return np.asarray(Y.toarray() if sp.issparse(Y) else Y)
+
+    Y_train = dense(data.Y_train)
+    if np.issubdtype(Y_train.dtype, np.floating) and np.isnan(Y_train).any():
+        warnings.warn("threshold / conformal / calibration measures not computed: the decision rules need a complete "
+                      "training Y (this fold hides labels, missing_labels).", UserWarning, stacklevel=2)
+        return {}
+    return decision_values(est, data.X_train, Y_train, data.X_test, dense(data.Y_test), S, decisions, seed)
+
+
 def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tuple[int, ...] = (),
-             ties: tuple[str, ...] = ()) -> CellOutcome:  # fmt: skip
+             ties: tuple[str, ...] = (), *, decisions: "DecisionSettings | None" = None,
+             seed: int = 0) -> CellOutcome:  # fmt: skip
     """Fit, predict and evaluate one estimator on one fold.
 
     Parameters
@@ -229,6 +247,11 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
     ties : tuple of str
         Tie rules of :data:`mlknn.experiments._ties.TIE_VARIANTS` under which the
         four ranking measures are also recorded (``"coverage[mulan]"``...).
+    decisions : DecisionSettings, optional
+        Tuned thresholds, conformal sets and calibration measures also recorded
+        (:mod:`mlknn.experiments._decisions`), for cells with dense scores.
+    seed : int, default=0
+        ``random_state`` of those decision rules.
 
     Returns
     -------
@@ -251,5 +274,8 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
         pred_s = time.perf_counter() - t0
     with log.stage("evaluate"):
         values = _evaluate(data, P, S, at_k, ties)
+    if decisions and isinstance(S, np.ndarray):
+        with log.stage("decide"):
+            values.update(_decision_values(est, data, S, decisions, seed))
     # (search is None only without kNN estimators: _fit stops a kNN cell without one.)
     return CellOutcome(values, fit_s, pred_s, search.seconds if knn and search is not None else 0.0, log.records())

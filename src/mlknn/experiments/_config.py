@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from numbers import Integral
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ._parsing import _coerce, _fmt
 from ._parsing import canonical_json as canonical_json  # re-exported ("x as x": explicit for the type check)
@@ -21,6 +21,9 @@ from ._settings import _SCALINGS as _SCALINGS
 from ._settings import _SCOPES as _SCOPES
 from ._settings import PreprocessingConfig as PreprocessingConfig
 from ._settings import ProtocolConfig as ProtocolConfig
+
+if TYPE_CHECKING:
+    from ._decisions import DecisionSettings
 
 #: A grid axis of :attr:`ExperimentConfig.params`: (scope, parameter name, values).
 ParamAxis: TypeAlias = tuple[str, str, tuple[Any, ...]]
@@ -173,6 +176,19 @@ class ExperimentConfig:
         plain keys are always the default ``ties="pessimistic"``. The
         reproduction presets record all of them. Like ``at_k``, cells already in
         a database are not recomputed when ``ties`` changes.
+    threshold : tuple of str
+        Also record the bipartition measures under these tuned decision rules
+        (strategies of :class:`mlknn.decision.TunedThresholds`: ``"per-label"``,
+        ``"global"``, ``"rcut"``, ``"pcut"``), as ``"macro_f1[threshold=per-label]"``
+        and so on (:mod:`mlknn.experiments._decisions`).
+    conformal : tuple of str
+        Also record the empirical coverage and mean size of these conformal label
+        sets (``"guarantee:alpha"``, e.g. ``"set:0.1"``; guarantees of
+        :class:`mlknn.decision.ConformalLabelSets`).
+    calibration : bool
+        Record the calibration measures (ECE, reliability bins) of the posteriors;
+        implied by ``threshold`` or ``conformal``. Like ``at_k``, cells already in a
+        database are not recomputed when these three change.
     """
 
     datasets: tuple[str, ...]
@@ -187,6 +203,9 @@ class ExperimentConfig:
     explicit: tuple[AlgorithmSpec, ...] = ()
     at_k: tuple[int, ...] = ()
     ties: tuple[str, ...] = ()
+    threshold: tuple[str, ...] = ()
+    conformal: tuple[str, ...] = ()
+    calibration: bool = False
 
     def __post_init__(self) -> None:
         if not self.datasets:
@@ -204,6 +223,10 @@ class ExperimentConfig:
         for t in self.ties:
             if t not in TIE_VARIANTS:
                 raise ValueError(f"The 'ties' parameter must be a list of rules from {TIE_VARIANTS}. Got {t!r} instead.")
+        from ._decisions import parse_conformal, parse_threshold
+
+        object.__setattr__(self, "threshold", tuple(parse_threshold(t) for t in self.threshold))
+        object.__setattr__(self, "conformal", tuple(parse_conformal(c) for c in self.conformal))
         for name in tuple(self.algorithms) + tuple(s.name for s in self.explicit):
             base, variant = split_variant(name)
             if variant is not None and (base, variant) not in ALIASES:
@@ -229,6 +252,18 @@ class ExperimentConfig:
             if name == dataset:
                 return prep
         return self.preprocessing
+
+    def decisions(self) -> "DecisionSettings":
+        """The decision rules each cell also records (``threshold``, ``conformal``, ``calibration``).
+
+        Returns
+        -------
+        DecisionSettings
+            False when nothing beyond the default measures is asked.
+        """
+        from ._decisions import DecisionSettings
+
+        return DecisionSettings(tuple(self.threshold), tuple(self.conformal), bool(self.calibration))
 
     def search(self) -> dict[str, str]:
         """The shared neighbour search.
@@ -382,7 +417,8 @@ class ExperimentConfig:
             fields["dataset_preprocessing"] = tuple(
                 (d, replace(p, **prep)) for d, p in fields.get("dataset_preprocessing", self.dataset_preprocessing)
             )
-        for key in ("datasets", "algorithms", "k", "at_k", "ties", "params", "explicit", "dataset_preprocessing"):
+        for key in ("datasets", "algorithms", "k", "at_k", "ties", "threshold", "conformal", "params", "explicit",
+                    "dataset_preprocessing"):
             if key in fields:
                 fields[key] = tuple(fields[key])
         new = replace(self, **fields)
@@ -402,7 +438,7 @@ def _protocol_override(current: ProtocolConfig, changes: dict[str, Any]) -> Prot
 
 _CONFIG_FIELDS = {
     "datasets", "algorithms", "k", "params", "protocol", "preprocessing", "dataset_preprocessing",
-    "neighbors", "metric", "explicit", "at_k", "ties",
+    "neighbors", "metric", "explicit", "at_k", "ties", "threshold", "conformal", "calibration",
 }  # fmt: skip
 _PROTOCOL_FIELDS = {"n_splits", "n_repeats", "test_size", "stratify", "seed", "batch", "shuffle"}
 _PREP_FIELDS = {"scaling", "feature_selection", "min_label_count", "label_scope", "missing_labels"}

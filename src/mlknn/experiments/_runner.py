@@ -31,6 +31,7 @@ from ._cell import CellOutcome, FoldData, FoldSearch, WarningLog, is_knn, run_ce
 from ._checks import ERROR_STAGE, GridConfigurationError, error_record, grid_problems
 from ._config import AlgorithmSpec, ExperimentConfig
 from ._data import apply_prefilter, as_label_matrix, load_dataset
+from ._decisions import DecisionSettings
 from ._missing import hide_labels
 from ._parsing import canonical_json
 from ._results import CELL_COLUMNS, ResultsDB
@@ -113,6 +114,7 @@ class FoldTask:
     seed: int
     at_k: tuple[int, ...] = ()
     ties: tuple[str, ...] = ()
+    decisions: DecisionSettings = field(default_factory=DecisionSettings)
 
 
 @dataclass
@@ -263,7 +265,8 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
     shared = fold_log.records()  # preprocessing and search warnings concern every cell of the fold
     for spec, est in built:
         try:
-            outcome = run_cell(est, data, search, task.at_k, task.ties)
+            outcome = run_cell(est, data, search, task.at_k, task.ties, decisions=task.decisions,
+                               seed=task.seed)
         except Exception as exc:  # noqa: BLE001 - one failing cell is recorded; the grid goes on
             out.warnings += cell_warning_rows(base, spec, [error_record(exc)])
             continue
@@ -471,7 +474,7 @@ def run_experiment(
                 ]  # fmt: skip
                 if missing:
                     out.append(FoldTask(dataset, f, missing, prep, config.search(), protocol_key, config.protocol.seed,
-                                        tuple(config.at_k), tuple(config.ties)))
+                                        tuple(config.at_k), tuple(config.ties), config.decisions()))
             return X, Y, out
 
         # Every dataset's folds first, so that every cell is checked against every dataset

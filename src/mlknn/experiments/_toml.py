@@ -46,6 +46,9 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         metric = "euclidean"         # optional
         at_k = [1, 3, 5]             # optional: precision@k, nDCG@k, ... too
         ties = ["mulan"]             # optional: ranking measures under other tie rules too
+        threshold = ["per-label"]    # optional: measures under tuned decision rules too
+        conformal = ["set:0.1"]      # optional: coverage and size of conformal label sets
+        calibration = true           # optional: ECE and reliability bins (implied by the two above)
 
         [protocol]
         name = "5x2"                 # kfold | 5x2 | holdout
@@ -92,7 +95,7 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
     ((10, 20), 10, 2)
     """
     allowed = {"datasets", "algorithms", "k", "protocol", "preprocessing", "params", "neighbors", "metric", "at_k",
-               "ties"}  # fmt: skip
+               "ties", "threshold", "conformal", "calibration"}  # fmt: skip
     unknown = set(d) - allowed
     if unknown:
         raise ValueError(f"Unknown key(s) {sorted(unknown)} in the config file; allowed: {sorted(allowed)}.")
@@ -134,7 +137,16 @@ def config_from_dict(d: dict[str, Any]) -> ExperimentConfig:
         metric=d.get("metric", "euclidean"),
         at_k=at_k,
         ties=ties,
+        threshold=_as_tuple(d.get("threshold"), "threshold"),
+        conformal=_as_tuple(d.get("conformal"), "conformal"),
+        calibration=_as_bool(d.get("calibration", False), "calibration"),
     )
+
+
+def _as_bool(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"The '{key}' key of the config file must be true or false. Got {value!r} instead.")
+    return value
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..utils._typing import LabelMatrix, MatrixLike
+from ._decisions import decision_rows, decision_sections
 from ._model import (
     Figure,
     Group,
@@ -338,12 +339,15 @@ def _split_groups(
         # The search's recall (approximate backends) describes the neighbour graph, not the
         # predictions: reported per dataset, kept out of the tables unless asked for by name.
         recall = [r for r in grows if r["metric"] == _SEARCH_RECALL]
+        from ..experiments._decisions import is_decision_measure
         from ..experiments._ties import is_tie_variant
 
         # The ranking measures under the other tie rules ("coverage[mulan]"...) likewise:
         # the default tables show the pessimistic reading, said in the setup section.
+        # The tuned-rule, conformal and calibration measures have sections of their own.
         keep = [r for r in grows if (r["metric"] in metrics if metrics else
-                                     r["metric"] != _SEARCH_RECALL and not is_tie_variant(r["metric"]))]
+                                     r["metric"] != _SEARCH_RECALL and not is_tie_variant(r["metric"])
+                                     and not is_decision_measure(r["metric"]))]
         if keep:
             out.append((proto, search, keep, recall))
     return out
@@ -371,6 +375,9 @@ def build_sections(rows: Sequence[Row], *, metrics: Sequence[str] | None = None,
         st = Section("Run time", 3)
         st.items.extend(split_columns(time_table(g)))
         sections.append(st)
+        decided = decision_rows([r for r in rows if r["protocol"] == proto and r["search"] == search])
+        if decided:
+            sections.extend(decision_sections(Group(proto, search, decided), g, idx))
         ws = _warnings_section(g, list(warnings))
         if ws is not None:
             sections.append(ws)
