@@ -16,14 +16,16 @@ from mlknn.metrics import evaluate
 
 def test_hide_labels_seeded_and_container_independent():
     Y = make_multilabel(n_samples=400, n_labels=6, random_state=0).Y
-    a, hidden = hide_labels(Y, 0.3, seed=1, repeat=2, fold=3)
-    b, again = hide_labels(Y, 0.3, seed=1, repeat=2, fold=3)
+    a, hidden = hide_labels(Y, 0.3, seed=1, repeat=2)
+    b, again = hide_labels(Y, 0.3, seed=1, repeat=2)
     assert np.array_equal(hidden, again) and np.array_equal(a, b)
-    assert not np.array_equal(hidden, hide_labels(Y, 0.3, seed=1, repeat=2, fold=4)[1])
+    assert not np.array_equal(hidden, hide_labels(Y, 0.3, seed=1, repeat=3)[1])
+    rows = np.array([5, 17, 3])  # a row keeps its hidden entries in any training part
+    assert np.array_equal(hide_labels(Y[rows], 0.3, seed=1, repeat=2, rows=rows)[1], hidden[rows])
     # binomial tolerance: 2400 entries at p = 0.3, 5 standard deviations
     assert abs(hidden.mean() - 0.3) < 5 * np.sqrt(0.3 * 0.7 / hidden.size)
     assert not a[hidden == 1].any() and np.array_equal(a[hidden == 0], Y[hidden == 0])
-    sa, shidden = hide_labels(sp.csr_array(Y), 0.3, seed=1, repeat=2, fold=3)
+    sa, shidden = hide_labels(sp.csr_array(Y), 0.3, seed=1, repeat=2)
     assert np.array_equal(shidden.toarray(), hidden) and np.array_equal(sa.toarray(), a)
     assert hide_labels(Y, 0.0, 0)[1] is None
 
@@ -46,7 +48,7 @@ def test_cells_equal_fits_on_the_hidden_fold(tmp_path):
     db = ResultsDB(tmp_path / "r.db")
     run_experiment(config, db, data={"toy": (toy.X, toy.Y)})
     fold = next(iter(config.protocol.splitter().split(toy.X, toy.Y)))
-    Y_tr, hidden = hide_labels(toy.Y[fold.train], 0.3, 4, fold.repeat, fold.fold)
+    Y_tr, hidden = hide_labels(toy.Y[fold.train], 0.3, 4, fold.repeat, fold.train)
     X_tr, X_te, Y_te = toy.X[fold.train], toy.X[fold.test], toy.Y[fold.test]
     for name, cls in (("mlknn", MLkNN), ("brknn", BRkNN)):
         for reading in ("ignore", "negative"):

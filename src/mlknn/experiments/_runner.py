@@ -164,7 +164,7 @@ def prepare_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix, log: WarningLog)
         pre = FoldPreprocessor(**task.preprocessing.fold_level()).fit(X_tr, Y_tr)
         X_tr, Y_tr = pre.transform(X_tr, Y_tr)
         X_te, Y_te = pre.transform(X_te, Y_te)
-    Y_tr, hidden = hide_labels(Y_tr, task.preprocessing.missing_labels, task.seed, f.repeat, f.fold)
+    Y_tr, hidden = hide_labels(Y_tr, task.preprocessing.missing_labels, task.seed, f.repeat, f.train)
     return FoldData(X_tr, Y_tr, X_te, Y_te, hidden)
 
 

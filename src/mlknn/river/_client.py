@@ -121,8 +121,9 @@ class RiverMultiLabel(_RiverBase):
         X, Y = np.vstack(self._X[:upto]), np.vstack(self._Y[:upto])
         if not np.isnan(Y).any():
             Y = Y.astype(np.uint8)
-        if self.model_ is not None and hasattr(self.model_, "partial_fit"):
-            self.model_.partial_fit(X[self._n_fitted:], Y[self._n_fitted:])
+        if hasattr(self.estimator, "partial_fit"):  # its first call fits
+            model = self.model_ if self.model_ is not None else clone(self.estimator)
+            self.model_ = model.partial_fit(X[self._n_fitted:], Y[self._n_fitted:])
         else:
             self.model_ = clone(self.estimator).fit(X, Y)
         self._n_fitted = upto
