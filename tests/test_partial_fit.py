@@ -373,3 +373,49 @@ def test_warm_started_regressions_start_from_the_previous_coefficients(name):
     assert warm and not cold
     assert warm_steps < cold_steps
     _assert_solved_alike(ref, model, X[:50])
+
+
+# ------------------------------------------------------ backends, persistence, scale
+@pytest.mark.parametrize("backend", ["faiss", "torch"])
+def test_other_exact_backends(backend):
+    pytest.importorskip(backend)
+    rng = np.random.default_rng(13)
+    X, Y = _data(rng, 70, 3, 3)
+    model = _stream(MLkNN(n_neighbors=4, neighbors=backend), X, Y, [20, 21, 50, 70])
+    assert_same_model(MLkNN(n_neighbors=4, neighbors=backend).fit(X, Y), model, X[:10])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_saved_and_pickled_models_continue(sparse, tmp_path):
+    import pickle
+
+    from mlknn.persistence import load, save
+
+    rng = np.random.default_rng(14)
+    X, Y = _data(rng, 80, 3, 3)
+    if sparse:
+        X, Y = sp.csr_matrix(X), sp.csr_matrix(Y)
+    model = MLkNN(n_neighbors=4, max_samples=60).partial_fit(X[:40], Y[:40])
+    for copy_ in (load(save(model, tmp_path / "model.npz")), pickle.loads(pickle.dumps(model))):
+        copy_.partial_fit(X[40:], Y[40:])
+        assert_same_model(MLkNN(n_neighbors=4).fit(X[20:], Y[20:]), copy_, X[:10])
+
+
+# fit's own search overflows its float32 keys at 1e19 (by design: every pair is then a
+# candidate of the exact float64 pass) and numpy says so.
+@pytest.mark.filterwarnings("ignore:overflow encountered in matmul:RuntimeWarning")
+@pytest.mark.parametrize("scale", [1e-22, 1e19])
+def test_extreme_magnitudes(scale):
+    """Keys out of float32's range or below its subnormals: every pair a candidate."""
+    rng = np.random.default_rng(15)
+    X, Y = _data(rng, 60, 3, 2)
+    X = (X + 1.0) * scale
+    model = _stream(MLkNN(n_neighbors=3), X, Y, [10, 11, 40, 60])
+    assert_same_model(MLkNN(n_neighbors=3).fit(X, Y), model, X[:10])
+
+
+def test_mutual_proximity():
+    rng = np.random.default_rng(16)
+    X, Y = _data(rng, 70, 3, 2, integer=False)
+    model = _stream(MLkNN(n_neighbors=4, hubness="mp"), X, Y, [30, 31, 70])
+    assert_same_model(MLkNN(n_neighbors=4, hubness="mp").fit(X, Y), model, X[:10])

@@ -114,7 +114,16 @@ def append_rows(
     # Chunks of a few hundred batch rows: the product's K = d + 1 is small, and
     # fewer rows per chunk would re-read the whole key matrix more often than
     # they compute on it. One reused key buffer (fresh large arrays cost page faults).
-    step = get_chunk_n_rows(row_bytes=4 * max(n_all, 1), max_n_rows=max(n_new, 1),
+    # Keys that may be out of float range make every pair a candidate (as in the
+    # kernel): then a chunk's pair lists, not its keys, bound the memory.
+    if sparse:
+        all_scale = kernel._fit_sqnorm[n_old:] + kernel._fit_sqnorm_max
+        n_terms = kernel._key_X.shape[1]
+    else:
+        all_scale = kernel._key_sqnorm[n_old:] + kernel._key_sqnorm_max
+        n_terms = kernel._fit_aug.shape[1]
+    per_pair = 32 if keys_out_of_range(all_scale, key_dtype, n_terms, rtol) else key_dtype.itemsize
+    step = get_chunk_n_rows(row_bytes=per_pair * max(n_all, 1), max_n_rows=max(n_new, 1),
                             working_memory=_CHUNK_BYTES / 2**20)
     buf = None if sparse else np.empty((min(step, n_new), n_all), dtype=kernel._fit_aug.dtype)
     for start in range(0, n_new, step):
@@ -125,11 +134,9 @@ def append_rows(
             V, fit_axis = kernel._transposed_keys(Qc), 0
             qkey = kernel._fit_sqnorm[rows]
             scale = qkey + kernel._fit_sqnorm_max
-            n_terms = kernel._key_X.shape[1]
         else:
             (V, scale), fit_axis = kernel._ranking_keys(Qc, None, buf, loo_offset=n_old + start), 1
             qkey = kernel._key_sqnorm[rows]
-            n_terms = kernel._fit_aug.shape[1]
         everything = keys_out_of_range(scale, V.dtype, n_terms, rtol)
         # New rows: their own lists against every row, as fit's search (this marks
         # each row's own key +inf, a column the old rows do not read).
