@@ -186,6 +186,78 @@ def test_cross_fitting_scores_each_row_by_the_model_without_it(small_problem):
     np.testing.assert_array_equal(scores, ref[1])
 
 
+def _fold_by_fold(est, X, Y, folds, k=None):
+    from sklearn.base import clone
+
+    out = np.empty(Y.shape) if k is None else (np.empty((len(X), k), dtype=np.int64), np.empty((len(X), k)))
+    for train, test in folds:
+        model = clone(est).fit(X[train], Y[train])
+        if k is None:
+            out[test] = model.predict_proba(X[test])
+        else:
+            out[0][test], out[1][test] = model.predict_topk(X[test], k=k)
+    return out
+
+
+@pytest.mark.parametrize(
+    "est",
+    [MLkNN(n_neighbors=10), MLkNN(n_neighbors=6, hubness="ls"), DMLkNN(n_neighbors=5, hubness="mp"),
+     BRkNNa(n_neighbors=7, variant="mulan"), BRkNN(n_neighbors=5, hubness="dsl")],
+    ids=repr,
+)
+def test_cross_fitting_from_one_search_equals_fold_fits(est):
+    # Two folds of 30: most rows' 28 nearest overall hold >= 10 of their fold's rows, some do not
+    # (searched again in the fold); integer features make the ties that the cut must keep.
+    from sklearn.model_selection import KFold
+
+    X, Y = _tied_data(n=60, q=4, seed=3)
+    X = X + np.repeat(np.arange(6), 10)[:, None]  # spread the rows so that the folds' neighbourhoods differ
+    folds = list(KFold(2, shuffle=True, random_state=0).split(X))
+    got = _quiet(loo_predict_proba, est, X, Y, cv=2, random_state=0)
+    np.testing.assert_allclose(got, _quiet(_fold_by_fold, est, X, Y, folds), rtol=0, atol=1e-12)
+    labels, scores = _quiet(loo_predict_topk, est, X, sp.csr_array(Y), 2, cv=2, random_state=0)
+    ref_labels, ref_scores = _quiet(_fold_by_fold, est, X, sp.csr_array(Y), folds, k=2)
+    np.testing.assert_array_equal(labels, ref_labels)
+    np.testing.assert_allclose(scores, ref_scores, rtol=0, atol=1e-12)
+
+
+def test_cross_fitting_searches_again_where_the_cut_is_short(monkeypatch):
+    # Three separated clusters, one per fold: a test row's 28 nearest rows are mostly of its own
+    # cluster, so fewer than k = 10 of them lie in its fold's training part and it is searched again.
+    from sklearn.model_selection import PredefinedSplit
+
+    import mlknn.base._loo as loo_module
+
+    X, Y = _tied_data(n=75, q=4, seed=5)
+    cluster = np.repeat(np.arange(3), 25)
+    X = X + 100.0 * cluster[:, None]
+    cv = PredefinedSplit(cluster)
+    searched = []
+    search = loo_module._FoldGraphs._search
+
+    def spy(self, rows, loo):
+        searched.append(rows.size)
+        return search(self, rows, loo)
+
+    monkeypatch.setattr(loo_module._FoldGraphs, "_search", spy)
+    est = MLkNN(n_neighbors=10)
+    got = _quiet(loo_predict_proba, est, X, Y, cv=cv)
+    assert sum(searched) >= 25
+    np.testing.assert_array_equal(got, _quiet(_fold_by_fold, est, X, Y, list(cv.split())))
+
+
+def test_cross_fitting_logistic_estimators(small_problem):
+    from sklearn.model_selection import KFold
+
+    from mlknn import IBLR, MLHiKNN
+
+    X, Y = small_problem
+    folds = list(KFold(3, shuffle=True, random_state=1).split(X))
+    for est in (MLHiKNN(n_neighbors=5), IBLR(n_neighbors=5)):
+        got = _quiet(loo_predict_proba, est, X, Y, cv=3, random_state=1)
+        np.testing.assert_allclose(got, _quiet(_fold_by_fold, est, X, Y, folds), rtol=0, atol=1e-10)
+
+
 def test_baseline_is_cross_fitted(small_problem):
     from mlknn.baselines import BinaryRelevance
 

@@ -232,6 +232,11 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
         tie-extended neighbourhoods re-search the queries)."""
         return self.hubness is None and self.variant != "mulan"
 
+    def _cross_fit_supported(self) -> bool:
+        """MULAN's reading re-searches the rows tied at the k-th distance through its own
+        index: its fold models are fitted fold by fold."""
+        return self.variant != "mulan" and super()._cross_fit_supported()
+
     def _loo_exact(self, X: MatrixLike, Y: MatrixLike, k: int | None = None) -> Any:
         """Fit on (X, Y) and return every row's scores from a fit without it (docs/loo.md).
 

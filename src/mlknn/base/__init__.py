@@ -56,6 +56,7 @@ from ._explain_api import _ExplainMixin
 from ._explanation import Explanation as Explanation
 from ._explanation import Term as Term
 from ._graph_api import _GraphReuseMixin
+from ._loo import _CrossFitMixin
 from ._outputs import _container_kind as _container_kind
 from ._outputs import _LabelOutputMixin
 from ._outputs import _num_rows as _num_rows
@@ -116,7 +117,8 @@ class MultiLabelMixin:
 
 
 class KNNMultiLabelBase(
-    MultiLabelMixin, _GraphReuseMixin, _ExplainMixin, _LabelOutputMixin, ClassifierMixin, BaseEstimator
+    MultiLabelMixin, _GraphReuseMixin, _ExplainMixin, _LabelOutputMixin, _CrossFitMixin, ClassifierMixin,
+    BaseEstimator,
 ):
     """Base class: validation, neighbour search and the graph hooks.
 

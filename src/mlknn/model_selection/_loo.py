@@ -212,7 +212,12 @@ def _take_rows(A: MatrixLike, rows: NDArray[np.intp]) -> MatrixLike:
 def _cross_fit(
     est: Estimator, X: MatrixLike, Y: MatrixLike, cv: Any, random_state: Any, k: int | None
 ) -> FloatArray | TopK:
-    """Each row's scores (or top k) from the fold model fitted without it."""
+    """Each row's scores (or top k) from the fold model fitted without it.
+
+    A kNN estimator that can (``_cross_fit_supported()``) fits its fold models
+    from one neighbour search of the whole set; any other estimator is cloned,
+    fitted and asked fold by fold.
+    """
     if not hasattr(est, "predict_proba"):
         raise ValueError(
             f"The 'estimator' parameter must have predict_proba (out-of-sample posteriors). "
@@ -221,33 +226,34 @@ def _cross_fit(
     n = X.shape[0] if hasattr(X, "shape") else len(X)
     if (Y.shape[0] if hasattr(Y, "shape") else len(Y)) != n:
         raise ValueError(f"X and Y must have the same number of rows. Got {n} and {Y.shape[0]} instead.")
-    splitter = _splitter(cv, random_state)
     if isinstance(cv, Integral) and int(cv) > n:
         raise ValueError(f"The 'cv' parameter must be <= n_samples = {n} folds. Got cv = {cv} instead.")
+    folds = [(np.asarray(train), np.asarray(test)) for train, test in _splitter(cv, random_state).split(np.zeros((n, 1)))]
     seen = np.zeros(n, dtype=np.int64)
-    out: Any = None
-    for train, test in splitter.split(np.zeros((n, 1))):
-        train, test = np.asarray(train), np.asarray(test)
+    for _, test in folds:
         seen[test] += 1
-        model = clone(est).fit(_take_rows(X, train), _take_rows(Y, train))
-        Xt = _take_rows(X, test)
-        if k is None:
-            part = np.asarray(model.predict_proba(Xt), dtype=np.float64)
-            if out is None:
-                out = np.empty((n, part.shape[1]), dtype=np.float64)
-            out[test] = part
-        else:
-            if hasattr(model, "predict_topk"):
-                lab, sc = model.predict_topk(Xt, k=k)
-            else:
-                lab, sc = topk_from_dense(np.asarray(model.predict_proba(Xt), dtype=np.float64), k)
-            if out is None:
-                out = (np.empty((n, k), dtype=np.int64), np.empty((n, k), dtype=np.float64))
-            out[0][test], out[1][test] = lab, sc
-    if out is None or not np.all(seen == 1):
-        bad = int(np.flatnonzero(seen != 1)[0]) if out is not None else 0
+    if not folds or not np.all(seen == 1):
+        bad = int(np.flatnonzero(seen != 1)[0]) if folds else 0
         raise ValueError(
             f"The 'cv' parameter must put every row in exactly one test fold; row {bad} is in "
             f"{int(seen[bad])}. Got cv = {cv!r}."
         )
+    supported = getattr(est, "_cross_fit_supported", None)
+    if callable(supported) and supported() and not _has_unknown(Y):
+        return est._cross_fit(X, Y, folds, k)  # type: ignore[no-any-return]
+    out: Any = None
+    for train, test in folds:
+        model = clone(est).fit(_take_rows(X, train), _take_rows(Y, train))
+        Xt = _take_rows(X, test)
+        if k is None:
+            part = np.asarray(model.predict_proba(Xt), dtype=np.float64)
+            out = np.empty((n, part.shape[1]), dtype=np.float64) if out is None else out
+            out[test] = part
+            continue
+        if hasattr(model, "predict_topk"):
+            lab, sc = model.predict_topk(Xt, k=k)
+        else:
+            lab, sc = topk_from_dense(np.asarray(model.predict_proba(Xt), dtype=np.float64), k)
+        out = (np.empty((n, k), dtype=np.int64), np.empty((n, k), dtype=np.float64)) if out is None else out
+        out[0][test], out[1][test] = lab, sc
     return out  # type: ignore[no-any-return]
