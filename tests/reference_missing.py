@@ -53,12 +53,13 @@ def observed_count(Y, nbrs, l, freq, weights=None, rounded=True):
     return round(value) if rounded else value
 
 
-def loop_mlknn_missing(train_nbrs, Y, query_nbrs, k, s=1.0):
+def loop_mlknn_missing(train_nbrs, Y, query_nbrs, k, s=1.0, n_bins=None):
     """ML-kNN (seed 004) learning from the observed entries only.
 
     ``train_nbrs`` / ``query_nbrs``: one neighbour list per instance, its first
     k used (shorter lists, e.g. BML-kNN's neighbours within the radius, are
-    neighbourhoods of their own size; the tables keep k + 1 bins).
+    neighbourhoods of their own size; the tables keep k + 1 bins, or ``n_bins``:
+    NC's neighbourhoods hold every point within the radius, pass k = n).
 
     Returns
     -------
@@ -70,13 +71,14 @@ def loop_mlknn_missing(train_nbrs, Y, query_nbrs, k, s=1.0):
     for i in range(n):
         for l in range(q):
             train_counts[i, l] = observed_count(Y, train_nbrs[i][:k], l, freq)
+    bins = k + 1 if n_bins is None else n_bins
     prior = np.zeros(q)
-    like1 = np.zeros((k + 1, q))
-    like0 = np.zeros((k + 1, q))
+    like1 = np.zeros((bins, q))
+    like0 = np.zeros((bins, q))
     for l in range(q):
         pos = obs = 0
-        c1 = [0] * (k + 1)
-        c0 = [0] * (k + 1)
+        c1 = [0] * bins
+        c0 = [0] * bins
         for i in range(n):
             if not _known(Y[i, l]):
                 continue
@@ -87,9 +89,9 @@ def loop_mlknn_missing(train_nbrs, Y, query_nbrs, k, s=1.0):
             else:
                 c0[train_counts[i, l]] += 1
         prior[l] = (s + pos) / (2 * s + obs)
-        for j in range(k + 1):
-            like1[j, l] = (s + c1[j]) / (s * (k + 1) + sum(c1))
-            like0[j, l] = (s + c0[j]) / (s * (k + 1) + sum(c0))
+        for j in range(bins):
+            like1[j, l] = (s + c1[j]) / (s * bins + sum(c1))
+            like0[j, l] = (s + c0[j]) / (s * bins + sum(c0))
     m = len(query_nbrs)
     posterior = np.zeros((m, q))
     query_counts = np.zeros((m, q), dtype=int)

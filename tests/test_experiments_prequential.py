@@ -88,3 +88,18 @@ def test_killed_run_resumes(tmp_path):
                         "AND metric = 'macro_auc'").fetchone()
     con.close()
     assert folds == (N_BATCHES, N_BATCHES)
+
+
+def test_cli_options_and_toml_reach_the_config():
+    from mlknn.cli._run import build_config
+    from mlknn.experiments import config_from_dict
+
+    cfg = build_config(["emotions"], protocol="prequential", batch=250, shuffle=True, seed=3, missing_labels=0.3)
+    assert (cfg.protocol.name, cfg.protocol.batch, cfg.protocol.shuffle) == ("prequential", 250, True)
+    assert cfg.preprocessing.missing_labels == 0.3
+    split = cfg.protocol.splitter()
+    assert (split.batch_size, split.shuffle, split.random_state) == (250, True, 3)
+    toml = config_from_dict({"datasets": ["emotions"], "algorithms": ["mlknn"],
+                             "protocol": {"name": "prequential", "batch": 100},
+                             "preprocessing": {"missing_labels": 0.1}})
+    assert toml.protocol.batch == 100 and toml.preprocessing.missing_labels == 0.1

@@ -97,6 +97,20 @@ def test_bmlknn_against_loop():
     np.testing.assert_allclose(est.predict_proba(X[90:]), posterior, rtol=0, atol=1e-12)
 
 
+def test_nc_against_loop():
+    """NC: every training point within the radius (leave-one-out for the training rows)."""
+    X, _, Y = _data(7, n=100, rounded=True)
+    est = NeighborhoodClassifier(radius=0.8, n_neighbors=4).fit(X[:80], Y[:80])
+    d_train = np.sqrt(((X[:80, None, :] - X[None, :80, :]) ** 2).sum(-1))
+    d_query = np.sqrt(((X[80:, None, :] - X[None, :80, :]) ** 2).sum(-1))
+    train = [[j for j in range(80) if j != i and d_train[i, j] <= 0.8] for i in range(80)]
+    query = [[j for j in range(80) if d_query[t, j] <= 0.8] for t in range(20)]
+    assert max(map(len, train)) == est.max_count_ and max(map(len, query)) <= est.max_count_
+    posterior, prior, _, _ = loop_mlknn_missing(train, Y[:80], query, 80, n_bins=est.max_count_ + 1)
+    np.testing.assert_array_equal(est.prior_, prior)
+    np.testing.assert_allclose(est.predict_proba(X[80:]), posterior, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("delta", [0, 1, 4])
 def test_dmlknn_against_loop(delta):
     X, _, Y = _data(4, n=80, rounded=True)
