@@ -66,8 +66,13 @@ def get_estimator_class(name: str) -> type[Any]:
     """
     key = name.lower()
     if key not in ESTIMATORS:
+        import difflib
+
+        close = difflib.get_close_matches(key, sorted(ESTIMATORS), n=2, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise ValueError(
-            f"Unknown algorithm {name!r}. Known algorithms: {', '.join(sorted(ESTIMATORS))}."
+            f"Unknown algorithm {name!r}.{hint} Known algorithms: {', '.join(sorted(ESTIMATORS))} "
+            "(`mlknn algorithms` describes them)."
         )
     module, cls = ESTIMATORS[key]
     try:

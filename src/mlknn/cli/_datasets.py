@@ -12,12 +12,24 @@ _COLUMNS = ["name", "n", "d", "q", "lcard", "ldens", "ldiv", "pldiv", "sparse"]
 
 @app.command("list")
 def list_command() -> None:
-    """List the datasets of MANIFEST.tsv with their published statistics."""
+    """List the datasets of MANIFEST.tsv with their published statistics (or, with no dataset
+    folder yet, the datasets that `mlknn datasets fetch NAME` can download)."""
     from ..datasets import list_datasets
 
-    rows = list_datasets()
-    Console().print(format_records_table(rows, ["name", "format"] + [c for c in _COLUMNS[1:] if c != "pldiv"],
-                                         title="datasets", digits=3, compact=True))
+    columns = ["name", "format"] + [c for c in _COLUMNS[1:] if c != "pldiv"]
+    try:
+        rows = list_datasets()
+    except RuntimeError:  # no MLKNN_DATA and nothing fetched yet
+        from ..datasets import fetchable_datasets
+        from ..datasets._pinned import resolve
+
+        rows = [dict(resolve(name).row) for name in fetchable_datasets()]
+        console = Console()
+        console.print(format_records_table(rows, columns, title="datasets that can be fetched", digits=3, compact=True))
+        console.print("No dataset folder yet: `mlknn datasets fetch NAME` downloads one into the user cache (or set "
+                      "MLKNN_DATA to a folder that holds MANIFEST.tsv).", markup=False, highlight=False, soft_wrap=True)
+        return
+    Console().print(format_records_table(rows, columns, title="datasets", digits=3, compact=True))
 
 
 @app.command("info")

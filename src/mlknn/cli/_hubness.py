@@ -37,12 +37,40 @@ def hubness_command(
         help="Count each point as its own first neighbour (k - 1 others), the convention that "
         "reproduces Teng et al.'s (2025) Table 1; default: the leave-one-out definition of the text.",
     ),
+    scaling: str = typer.Option(
+        "none", "--scaling",
+        help="none, minmax or zscore, fitted on the whole dataset before the search (the report's hubness "
+        "uses the grid's scaling; hubness depends on it).",
+    ),
 ) -> HubnessStats:
     """Print the hubness of a dataset: S_k, H_occ and A_occ (Teng et al. 2025, Table 1)."""
+    import warnings
+
     from ..datasets import load
     from ..hubness import hubness_stats
+    from ..utils._validation import FEATURE_SCALE_RATIO, warn_if_unscaled
+    from ._run import check_choice
 
+    check_choice("--scaling", scaling, ("none", "minmax", "zscore"))
     data = load(name_or_path)
-    stats: HubnessStats = hubness_stats(data.X, n_neighbors=k, include_self=include_self)
-    Console().print(format_hubness_table(getattr(data, "name", name_or_path), stats, include_self))
+    X = data.X
+    console = Console()
+    if scaling != "none":
+        from ..preprocessing import FoldPreprocessor
+
+        X = FoldPreprocessor(scaling, None, 0).fit(X, data.Y).transform(X)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ratio = warn_if_unscaled(X)
+        if ratio > FEATURE_SCALE_RATIO:
+            console.print(
+                f"Warning: the feature ranges differ by a factor of {ratio:.3g} and the features are not scaled, "
+                "so the neighbours (and the hubness) follow the widest features; add --scaling minmax, as the "
+                "report of a min-max scaled grid does.",
+                markup=False, highlight=False, soft_wrap=True,
+            )  # fmt: skip
+    stats: HubnessStats = hubness_stats(X, n_neighbors=k, include_self=include_self)
+    title = getattr(data, "name", name_or_path) + ("" if scaling == "none" else f", {scaling} scaled")
+    console.print(format_hubness_table(title, stats, include_self))
     return stats

@@ -39,6 +39,11 @@ from . import _experiments  # noqa: E402  (export, report, reproduce)
 _experiments.register(app)
 
 
+from ._algorithms import algorithms_command  # noqa: E402
+
+app.command("algorithms")(algorithms_command)
+
+
 def _register_optional_commands() -> None:
     # Commands whose modules are written independently; a missing one is skipped.
     try:

@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 _Split: TypeAlias = tuple[MatrixLike, MatrixLike, LabelMatrix, LabelMatrix, str]
 
 
-def _load_fixed_split(train_path: str, test_path: str) -> _Split:
+def _load_fixed_split(train_path: str, test_path: str, labels: str | None = None) -> _Split:
     """Two files given by path: the train and test parts of one dataset (same attributes)."""
     from ..datasets import load
 
-    train, test = load(train_path), load(test_path)
+    train, test = load(train_path, labels=_labels(labels)), load(test_path, labels=_labels(labels))
     if train.feature_names != test.feature_names or train.label_names != test.label_names:
         raise ValueError(
             f"The '--test' file {str(test_path)!r} does not have the attributes of the '--data' file "
@@ -44,7 +44,18 @@ def _load_fixed_split(train_path: str, test_path: str) -> _Split:
     return train.X, test.X, train.Y, test.Y, f"{train.name} + {test.name} (train/test files)"
 
 
-def load_split(data_name: str | None, random_state: int = 0, test: str | None = None) -> _Split:
+def _labels(text: str | None) -> int | str | None:
+    """``--labels``: a signed count (``-2``) or comma-separated column names."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def load_split(data_name: str | None, random_state: int = 0, test: str | None = None,
+               labels: str | None = None) -> _Split:  # fmt: skip
     """Train/test data for a CLI run.
 
     No name: the simulated 2-D dataset of Younes et al. (2011) (no files needed), split 50/50.
@@ -62,11 +73,15 @@ def load_split(data_name: str | None, random_state: int = 0, test: str | None = 
     if test is not None:
         if data_name is None:
             raise ValueError("The '--test' option needs '--data' (the training file).")
-        return _load_fixed_split(data_name, test)
+        return _load_fixed_split(data_name, test, labels)
     if data_name is None:
         data = make_simulated_2d(random_state=random_state)
         parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
         return (*parts, f"{data.name} (built-in, seeded 50/50 split)")
+    if labels is not None:  # a CSV / TSV table: no fixed split
+        data = load(data_name, labels=_labels(labels))
+        parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
+        return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state}; --test FILE for a fixed one)")
     try:
         train = load(data_name, split="train")
         test_part = load(data_name, split="test")
@@ -77,6 +92,17 @@ def load_split(data_name: str | None, random_state: int = 0, test: str | None = 
     data = load(data_name)
     parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
     return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state}; --test FILE for a fixed one)")
+
+
+def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
+    """Refuse an option value outside ``choices``, naming the closest one."""
+    if value in choices:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"The '{option}' option must be one of {', '.join(choices)}. Got {value!r} instead.{hint}")
 
 
 def _clean(value: Any) -> Any:
@@ -187,12 +213,13 @@ def _preprocess(
 
 def single_run(data: str | None, algorithm: str, k: int, seed: int, console: Console | None = None, *,
                test: str | None = None, scaling: str | None = None, feature_selection: str | float | None = None,
-               neighbors: str | None = None, param: Sequence[str] | None = ()) -> dict[str, float]:  # fmt: skip
+               neighbors: str | None = None, param: Sequence[str] | None = (),
+               labels: str | None = None) -> dict[str, float]:  # fmt: skip
     """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
     from ..metrics import GREATER_IS_BETTER, evaluate
 
     console = console or Console()
-    X_train, X_test, Y_train, Y_test, description = load_split(data, seed, test=test)
+    X_train, X_test, Y_train, Y_test, description = load_split(data, seed, test=test, labels=labels)
     X_train, X_test, prep = _preprocess(X_train, X_test, Y_train, scaling, feature_selection)
     cls = _estimator_class(algorithm)
     params = _single_params(cls, algorithm, k, seed, neighbors, param)
@@ -316,8 +343,9 @@ def run_command(
     datasets: list[str] = typer.Argument(None, help="Datasets ($MLKNN_DATA names or .arff paths) for an experiment grid; needs --db. Without any: one quick run."),
     data: str = typer.Option(None, "--data", help="Single run: dataset name or .arff path; default the built-in simulated 2-D data."),
     test: str = typer.Option(None, "--test", help="Single run: the test file of a fixed split (--data X-train.arff --test X-test.arff)."),
-    algorithm: str = typer.Option(None, "--algorithm", "-a", help="Single run: the algorithm (registry name); default mlknn."),
-    algorithms: str = typer.Option(None, "--algorithms", help="Grid: comma-separated registry names (e.g. mlknn,dmlknn,mlknn:skml)."),
+    labels: str = typer.Option(None, "--labels", help="Single run on a CSV / TSV file: its label columns, by name (sports,news) or count (2: the first two, -2: the last two)."),
+    algorithm: str = typer.Option(None, "--algorithm", "-a", help="Single run: the algorithm; default mlknn. `mlknn algorithms` lists the names."),
+    algorithms: str = typer.Option(None, "--algorithms", help="Grid: comma-separated algorithms (e.g. mlknn,dmlknn,mlknn:skml); `mlknn algorithms` lists them."),
     k: str = typer.Option(None, "--k", help="Neighbours: one int for a single run, a comma-separated list for a grid (default 10)."),
     seed: int = typer.Option(None, "--seed", help="Random seed (split, protocol and estimators); default 0."),
     protocol: str = typer.Option(None, "--protocol", help="Grid: kfold (5 x 10-fold), 5x2, holdout (10 x 80/20), prequential (test-then-train, batch by batch; docs/streams.md); default 5x2."),
@@ -343,13 +371,16 @@ def run_command(
     conformal: list[str] = typer.Option(None, "--conformal", help="Grid: also record the coverage and size of conformal label sets, guarantee:alpha (set:0.1, fnr:0.1, label:0.1). Repeatable."),
     calibration: bool = typer.Option(False, "--calibration", help="Grid: record the ECE and reliability bins of the posteriors (implied by --threshold / --conformal)."),
 ) -> dict[str, float] | dict[str, Any]:
-    """Run one algorithm quickly, or an experiment grid into a results database."""
+    """Run one algorithm quickly, or an experiment grid into a results database.
+
+    The algorithms, their aliases and what each computes: `mlknn algorithms`.
+    """
     loc = {k_: _clean(v) for k_, v in locals().items()}
     console = Console()
     ds = list(loc["datasets"] or [])
     if not ds and not loc["config"]:
         return _single_from_options(loc, console)
-    for name in ("data", "test"):
+    for name in ("data", "test", "labels"):
         if loc[name] is not None:
             raise ValueError(f"The '--{name}' option is for a single run; for a grid give the datasets as arguments.")
     if loc["db"] is None:
@@ -385,7 +416,7 @@ def _single_from_options(loc: Mapping[str, Any], console: Console) -> dict[str, 
     return single_run(
         loc["data"], loc["algorithm"] or "mlknn", ks[0], loc["seed"] or 0, console, test=loc["test"],
         scaling=loc["scaling"], feature_selection=loc["feature_selection"], neighbors=loc["neighbors"],
-        param=loc["param"],
+        param=loc["param"], labels=loc["labels"],
     )  # fmt: skip
 
 

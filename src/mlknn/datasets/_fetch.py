@@ -226,8 +226,8 @@ def _download(url: str, dest: IO[bytes], limit: int, expected_sha: str) -> tuple
     except urllib.error.URLError as exc:
         raise FetchError(
             f"could not download {url}: {exc.reason} {hint}. Are you offline? "
-            "Pass base_url= a mirror with the same owner/repo/commit/path layout, or copy "
-            "the files by hand.",
+            "Use a mirror with the same owner/repo/commit/path layout (base_url= in Python, --base-url "
+            "on the command line), or copy the files by hand.",
             url=url,
         ) from exc
     except (http.client.HTTPException, OSError) as exc:
