@@ -44,12 +44,9 @@ def hubness_command(
     ),
 ) -> HubnessStats:
     """Print the hubness of a dataset: S_k, H_occ and A_occ (Teng et al. 2025, Table 1)."""
-    import warnings
-
     from ..datasets import load
     from ..hubness import hubness_stats
-    from ..utils._validation import FEATURE_SCALE_RATIO, warn_if_unscaled
-    from ._run import check_choice
+    from ._run import check_choice, print_if_unscaled
 
     check_choice("--scaling", scaling, ("none", "minmax", "zscore"))
     data = load(name_or_path)
@@ -60,16 +57,7 @@ def hubness_command(
 
         X = FoldPreprocessor(scaling, None, 0).fit(X, data.Y).transform(X)
     else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ratio = warn_if_unscaled(X)
-        if ratio > FEATURE_SCALE_RATIO:
-            console.print(
-                f"Warning: the feature ranges differ by a factor of {ratio:.3g} and the features are not scaled, "
-                "so the neighbours (and the hubness) follow the widest features; add --scaling minmax, as the "
-                "report of a min-max scaled grid does.",
-                markup=False, highlight=False, soft_wrap=True,
-            )  # fmt: skip
+        print_if_unscaled(X, console, "", "the neighbours (and the hubness) follow the widest features")
     stats: HubnessStats = hubness_stats(X, n_neighbors=k, include_self=include_self)
     title = getattr(data, "name", name_or_path) + ("" if scaling == "none" else f", {scaling} scaled")
     console.print(format_hubness_table(title, stats, include_self))

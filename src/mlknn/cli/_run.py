@@ -492,13 +492,27 @@ def _print_failures(errors: Sequence[Mapping[str, Any]], db: str | Path, console
                       highlight=False, soft_wrap=True)
 
 
+def print_if_unscaled(X: MatrixLike, console: Console, what: str, effect: str) -> None:
+    """A warning line when X's feature ranges differ by orders of magnitude (X used unscaled)."""
+    import warnings
+
+    from ..utils._validation import FEATURE_SCALE_RATIO, warn_if_unscaled
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ratio = warn_if_unscaled(X)
+    if ratio > FEATURE_SCALE_RATIO:
+        console.print(
+            f"Warning: {what}the feature ranges differ by a factor of {ratio:.3g} and the features are not "
+            f"scaled, so {effect}; add --scaling minmax (the README's numbers are min-max scaled).",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+
+
 def _warn_unscaled_datasets(cfg: "ExperimentConfig", console: Console) -> None:
     """Before a grid: a line for each unscaled dataset whose feature ranges differ by orders
     of magnitude (the harness searches on the graph, where the estimators cannot check)."""
-    import warnings
-
     from ..experiments._data import load_dataset
-    from ..utils._validation import FEATURE_SCALE_RATIO, warn_if_unscaled
 
     for name in cfg.datasets:
         if cfg.preprocessing_for(name).scaling != "none":
@@ -507,16 +521,7 @@ def _warn_unscaled_datasets(cfg: "ExperimentConfig", console: Console) -> None:
             X, _ = load_dataset(name)
         except Exception:  # noqa: BLE001 - the run itself reports a dataset that cannot load
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ratio = warn_if_unscaled(X)
-        if ratio > FEATURE_SCALE_RATIO:
-            console.print(
-                f"Warning: {name}: the feature ranges differ by a factor of {ratio:.3g} and the features are not "
-                "scaled, so distances are dominated by the widest features; add --scaling minmax (the README's "
-                "numbers are min-max scaled).",
-                markup=False, highlight=False, soft_wrap=True,
-            )  # fmt: skip
+        print_if_unscaled(X, console, f"{name}: ", "distances are dominated by the widest features")
 
 
 def _print_cell_warnings(db: str | Path, console: Console) -> None:
