@@ -223,8 +223,10 @@ def test_partial_fit_continues_a_fit(sparse):
     model = MLkNN(n_neighbors=3).fit(X[:30], Y[:30])
     _stream(model, X[30:], Y[30:], [5, 6, 30])
     assert_same_model(MLkNN(n_neighbors=3).fit(X, Y), model, X)
-    # fit after partial_fit starts over; partial_fit then continues that fit
+    # fit after partial_fit starts over (and drops the kept rows); partial_fit then
+    # continues that fit
     model.fit(X[:20], Y[:20])
+    assert not hasattr(model, "_stream_")
     model.partial_fit(X[20:], Y[20:])
     assert_same_model(MLkNN(n_neighbors=3).fit(X, Y), model, X)
 

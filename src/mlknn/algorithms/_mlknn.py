@@ -82,7 +82,12 @@ class _BayesCountsMixin:
         self._missing = missing_labels_of(Y, getattr(self, "_fit_unknown", None))
         return self._missing
 
-    def _fit_tables(self, counts: MatrixLike, Y: LabelMatrix, n_bins: int) -> None:
+    def _fit_tables(
+        self, counts: MatrixLike, Y: LabelMatrix, n_bins: int,
+        histograms: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+    ) -> None:
+        """The prior and likelihood tables; ``histograms``: c[j] and c'[j] already
+        counted (``partial_fit`` keeps them up to date), else counted from ``counts``."""
         s, m = float(self.smoothing), Y.shape[0]
         missing = getattr(self, "_missing", None)
         # Zhang and Zhou (2007) lines 1-3 (BML-kNN paper, eqs 13-14): P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m),
@@ -91,7 +96,9 @@ class _BayesCountsMixin:
         self.prior_ = (s + label_frequencies(Y).astype(np.float64)) / (2 * s + total)
         # Lines 4-13 (BML-kNN paper, steps 3-15, eqs 17-18): c[j], c'[j] and
         # P(E_j^l | H_b^l) = (s + c[j]) / (s (k + 1) + sum_p c[p]).
-        if sp.issparse(Y):
+        if histograms is not None:
+            c1, c0 = histograms
+        elif sp.issparse(Y):
             c1, c0 = sparse_count_histograms(counts, Y, n_bins)
         else:
             c1, c0 = count_histograms(counts, Y, n_bins)
@@ -474,6 +481,9 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     (True, 'csr_matrix')
     """
 
+    #: partial_fit updates the histograms by deltas (algorithms/_partial_fit.py).
+    _count_deltas = True
+
     _parameter_constraints = {
         **KNNMultiLabelBase._parameter_constraints,
         "smoothing": [Interval(Real, 0, None, closed="left")],
@@ -514,7 +524,12 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         # Lines 1-13 over the leave-one-out counts C_{x_i} of the training set.
         if self.variant == "skmultilearn" and self.hubness is None:
             graph = _self_included(graph, self.n_neighbors)
-        self._fit_tables(_counts(graph, Y, missing=self._missing_of(Y)), Y, self.n_neighbors + 1)
+        missing = self._missing_of(Y)
+        kept = getattr(self, "_kept_histograms", None)  # partial_fit's count deltas (_partial_fit.py)
+        if kept is not None and missing is None:
+            self._fit_tables(None, Y, self.n_neighbors + 1, histograms=kept(graph, Y, self.n_neighbors + 1))
+            return
+        self._fit_tables(_counts(graph, Y, missing=missing), Y, self.n_neighbors + 1)
 
     # ------------------------------------------------------------- predict
     def _predict_proba_graph(self, graph: NeighborGraph, X: MatrixLike) -> FloatArray:

@@ -60,6 +60,56 @@ class _StreamState:
     params: dict[str, Any]  # _STATE_PARAMS at the start
     width: int  # slots per row
     n_seen: int  # rows received since the start (the window keeps the last ones)
+    tables: "_KeptCounts | None" = None  # MLkNN's counts and histograms, for deltas
+
+
+@dataclass
+class _KeptCounts:
+    """ML-kNN's training counts C (n, q) and histograms c[j], c'[j] of the kept rows."""
+
+    counts: NDArray[np.int64]
+    c1: NDArray[np.int64]
+    c0: NDArray[np.int64]
+
+
+class _HistogramKeeper:
+    """MLkNN's ``_kept_histograms`` hook inside ``partial_fit``: c[j] and c'[j] of the
+    updated graph from the previous ones, recounting only the rows whose first
+    ``width`` neighbours changed, the new rows, and (subtracted) the rows that left.
+
+    Integer counts of the same function of each row's neighbours as ``fit``'s, added
+    and subtracted: the histograms are ``fit``'s exactly. ``previous=None`` counts
+    every row (the first call, or after a state without counts).
+    """
+
+    def __init__(self, previous: _KeptCounts | None = None, Y_previous: LabelMatrix = None,
+                 n_drop: int = 0, changed: NDArray[np.intp] | None = None, n_old: int = 0) -> None:
+        self.previous, self.Y_previous = previous, Y_previous
+        self.n_drop, self.changed, self.n_old = n_drop, changed, n_old
+        self.result: _KeptCounts | None = None
+
+    def __call__(self, graph: NeighborGraph, Y: LabelMatrix, n_bins: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        from ._kernels import count_histograms
+        from ._mlknn import _counts
+
+        prev = self.previous
+        if prev is None:
+            counts = np.asarray(_counts(graph, Y))
+            c1, c0 = count_histograms(counts, Y, n_bins)
+        else:
+            assert self.changed is not None
+            gone = np.concatenate([np.arange(self.n_drop), self.changed])
+            h1, h0 = count_histograms(prev.counts[gone], self.Y_previous[gone], n_bins)
+            c1, c0 = prev.c1 - h1, prev.c0 - h0
+            rows = np.concatenate([self.changed - self.n_drop, np.arange(self.n_old - self.n_drop, Y.shape[0])])
+            counts = np.empty((Y.shape[0], Y.shape[1]), dtype=prev.counts.dtype)
+            counts[: self.n_old - self.n_drop] = prev.counts[self.n_drop :]
+            fresh = np.asarray(_counts(NeighborGraph(graph.indices[rows], graph.distances[rows], loo=True), Y))
+            counts[rows] = fresh
+            h1, h0 = count_histograms(fresh, Y[rows], n_bins)
+            c1, c0 = c1 + h1, c0 + h0
+        self.result = _KeptCounts(counts, c1, c0)
+        return c1, c0
 
 
 class _PartialFitMixin:
@@ -115,6 +165,13 @@ class _PartialFitMixin:
         return self
 
     # ------------------------------------------------------------- internals
+    def _fit_from_validated_graph(self, *args: Any, **kwargs: Any) -> None:
+        # Every fit (fit, fit_from_graph, and partial_fit's own, which writes a new
+        # state afterwards) drops the kept state: a plain fit starts over, and the
+        # old rows would only take memory (and space in a saved model).
+        self.__dict__.pop("_stream_", None)
+        super()._fit_from_validated_graph(*args, **kwargs)  # type: ignore[misc]
+
     def _start_stream(self: Any, X: MatrixLike, Y: MatrixLike, Y_missing: MatrixLike) -> Any:
         self._validate_params()
         self._check_incremental_backend()
@@ -136,8 +193,8 @@ class _PartialFitMixin:
         sq, ind = incremental.loo_state(kernel, min(slots, X.shape[0] - 1))
         sq, ind = _pad(sq, ind, slots)
         work = copy.copy(self)
-        work._refit_from_state(X, Y, unknown, sq, ind, kernel, nn, (y_dtype, container))
-        work._stream_ = _StreamState(X, Y, unknown, sq, ind, kernel, nn, params, slots, X.shape[0])
+        tables = work._refit_from_state(X, Y, unknown, sq, ind, kernel, nn, (y_dtype, container), _HistogramKeeper())
+        work._stream_ = _StreamState(X, Y, unknown, sq, ind, kernel, nn, params, slots, X.shape[0], tables)
         self.__dict__.update(work.__dict__)
         return self
 
@@ -167,6 +224,7 @@ class _PartialFitMixin:
     ) -> None:
         n_seen = state.n_seen + X.shape[0]
         window = self.max_samples
+        keeper = _HistogramKeeper()
         if window is not None and X.shape[0] >= window:
             # The batch alone fills the window: the old rows all leave.
             X_all, Y_all = X[-window:], Y[-window:]
@@ -187,13 +245,20 @@ class _PartialFitMixin:
                 nn, kernel = self._fit_indexes(X_all)
                 sq, ind = incremental.drop_first_rows(kernel, n_drop, sq, ind, state.width,
                                                       needed=self.search_width(X_all.shape[0]))
+            if state.tables is not None:
+                # The kept old rows whose first k neighbours changed (indices shift with the window).
+                w = self.n_neighbors
+                moved = np.any(state.indices[n_drop:, :w] - n_drop != ind[: n_old - n_drop, :w], axis=1)
+                keeper = _HistogramKeeper(state.tables, state.Y, n_drop, np.flatnonzero(moved) + n_drop, n_old)
         self._check_n_neighbors(X_all.shape[0], self.search_width(X_all.shape[0]))
         # Estimators with logistic regressions (MLHiKNN, IBLR) start them from the
         # current coefficients (_previous_regressions).
         coef, intercept = getattr(self, "coef_", None), getattr(self, "intercept_", None)
         self._warm_start = None if coef is None or intercept is None else (coef, intercept)
-        self._refit_from_state(X_all, Y_all, unknown_all, sq, ind, kernel, nn, (self._y_dtype, self._y_container))
-        self._stream_ = _StreamState(X_all, Y_all, unknown_all, sq, ind, kernel, nn, state.params, state.width, n_seen)
+        tables = self._refit_from_state(X_all, Y_all, unknown_all, sq, ind, kernel, nn,
+                                        (self._y_dtype, self._y_container), keeper)
+        self._stream_ = _StreamState(X_all, Y_all, unknown_all, sq, ind, kernel, nn, state.params, state.width,
+                                     n_seen, tables)
         self._warm_start = None
 
     def _previous_regressions(self, labels: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
@@ -213,16 +278,29 @@ class _PartialFitMixin:
     def _refit_from_state(
         self: Any, X: MatrixLike, Y: LabelMatrix, unknown: MatrixLike | None, sq: NDArray[np.float64],
         ind: NDArray[np.intp],
-        kernel: Any, nn: Any, y_kind: tuple[Any, Any],
-    ) -> None:
-        """``fit``'s last steps on the kept graph: the hubness hook and ``_fit_graph``."""
+        kernel: Any, nn: Any, y_kind: tuple[Any, Any], keeper: _HistogramKeeper | None = None,
+    ) -> _KeptCounts | None:
+        """``fit``'s last steps on the kept graph: the hubness hook and ``_fit_graph``
+        (MLkNN's histograms through ``keeper`` where it can keep them); returns the
+        kept counts, or None."""
         width = self.search_width(X.shape[0])
         graph = NeighborGraph(np.ascontiguousarray(ind[:, :width]),
                               incremental.metric_distances(kernel, np.ascontiguousarray(sq[:, :width])), loo=True)
         self.n_features_in_ = X.shape[1]
         self.nn_ = nn
         graph = self._transform_graph(graph, X, fit=True)
-        self._fit_from_validated_graph(graph, Y, X, y_kind, unknown)
+        self._kept_histograms = keeper if keeper is not None and self._keeps_counts(Y, unknown) else None
+        try:
+            self._fit_from_validated_graph(graph, Y, X, y_kind, unknown)
+        finally:
+            del self._kept_histograms
+        return None if keeper is None else keeper.result
+
+    def _keeps_counts(self: Any, Y: LabelMatrix, unknown: MatrixLike | None) -> bool:
+        """Whether the count tables are updated by deltas: MLkNN on a complete dense Y
+        without hubness reduction (its neighbourhoods are then the kept lists' first k)."""
+        return (bool(getattr(self, "_count_deltas", False)) and not sp.issparse(Y) and unknown is None
+                and getattr(self, "hubness", None) is None)
 
     def _fit_indexes(self: Any, X: MatrixLike) -> tuple[Any, Any]:
         """The estimator's backend on X and the exact kernel the lists are kept with
