@@ -24,8 +24,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
+from ..neighbors._compiled import run_ranges, threads_for
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import IntArray, MatrixLike, NDArray, SparseMatrix
+
+#: Below this many (row, removed neighbour) pairs per thread, one thread does the pass.
+_MIN_PAIRS_PER_THREAD = 20_000
 
 
 def _pairs(
@@ -164,6 +168,7 @@ def sparse_bin_moves(
     Q: MatrixLike,
     active: NDArray[np.bool_] | None = None,
     next_counts: NDArray[np.bool_] | None = None,
+    n_jobs: int | None = None,
 ) -> tuple[SparseMatrix, SparseMatrix]:
     """:func:`dense_bin_moves` over sparse rows: only the entries a move touches.
 
@@ -179,6 +184,9 @@ def sparse_bin_moves(
         As in :func:`dense_bin_moves` (made canonical CSR here).
     train_ind, next_ind, active, next_counts : ndarrays
         As in :func:`dense_bin_moves`.
+    n_jobs : int, optional
+        Threads of the compiled pass (the estimator's ``n_jobs``; None: as the
+        neighbour search, the BLAS pool's size).
 
     Returns
     -------
@@ -193,11 +201,21 @@ def sparse_bin_moves(
     Yc, Tc, Qc = canonical_csr(Y, np.int8), canonical_csr(T), canonical_csr(Q)
     counts = np.ones(i.size, dtype=np.bool_) if next_counts is None else np.asarray(next_counts)[j]
     row_len = np.diff(Yc.indptr)
-    bound = int(row_len[i].sum() + (row_len[nxt] * counts).sum())
-    out_row, out_col = np.empty(bound, dtype=np.int64), np.empty(bound, dtype=np.int64)
-    out1, out0 = np.empty(bound, dtype=np.int64), np.empty(bound, dtype=np.int64)
-    m = bin_moves(Yc.indptr, Yc.indices, Tc.indptr, Tc.indices, Tc.data, Qc.indptr, Qc.indices, Qc.data,
-                  i, j, nxt, counts, out_row, out_col, out1, out0)
+    room = row_len[i] + row_len[nxt] * counts  # at most one move per label of y_i and y_next
+    offsets = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+    bound = int(offsets[-1])
+    out_row, out_col = np.zeros(bound, dtype=np.int64), np.zeros(bound, dtype=np.int64)
+    out1, out0 = np.zeros(bound, dtype=np.int64), np.zeros(bound, dtype=np.int64)
+    valid = np.zeros(bound, dtype=np.bool_)
+
+    def pass_over(lo: int, hi: int) -> None:
+        bin_moves(Yc.indptr, Yc.indices, Tc.indptr, Tc.indices, Tc.data, Qc.indptr, Qc.indices, Qc.data,
+                  i, j, nxt, counts, lo, hi, offsets, out_row, out_col, out1, out0, valid)
+
+    threads = max(1, min(threads_for(n_jobs), i.size // _MIN_PAIRS_PER_THREAD))
+    run_ranges(pass_over, np.linspace(0, i.size, threads + 1).astype(np.int64).tolist())
+    out_row, out_col, out1, out0 = out_row[valid], out_col[valid], out1[valid], out0[valid]
+    m = out_row.size
 
     def summed(values: NDArray[np.int64]) -> SparseMatrix:
         out = sp.csr_array((values[:m], (out_row[:m], out_col[:m])), shape=(n, q), dtype=np.int64)

@@ -35,19 +35,23 @@ def bin_moves(
     t_indptr: Any, t_indices: Any, t_data: Any,
     q_indptr: Any, q_indices: Any, q_data: Any,
     removed: Any, owner: Any, replacement: Any, replacement_counts: Any,
-    out_row: Any, out_col: Any, out_move1: Any, out_move0: Any,
-) -> int:
+    lo: int, hi: int, offsets: Any,
+    out_row: Any, out_col: Any, out_move1: Any, out_move0: Any, out_valid: Any,
+) -> None:
     """The bin moves of every (row j, removed neighbour i) pair; see ``_loo_counts.dense_bin_moves``.
 
     Pair p: row ``owner[p]`` loses its neighbour ``removed[p]`` and gains
     ``replacement[p]`` (counted only where ``replacement_counts[p]``), so its
     count of label l drops by ``d = y_i(l) - y_next(l)``; the labels with
     ``d != 0`` are the symmetric difference of the two sorted label rows.
-    A row enters (+1) or leaves (-1) row i's bin ``Q[i, l]``. Writes one output entry (i, l, move among rows with l, move among rows
-    without) per move and returns how many it wrote.
+    A row enters (+1) or leaves (-1) row i's bin ``Q[i, l]``. For the pairs
+    ``lo:hi``, writes one output entry (i, l, move among rows with l, move among
+    rows without) per move, pair p's from ``offsets[p]`` on (room for one per
+    label of ``y_i`` and ``y_next``), and marks it in ``out_valid``: ranges of
+    pairs run on separate threads.
     """
-    n_out = 0
-    for p in range(removed.shape[0]):
+    for p in range(lo, hi):
+        n_out = offsets[p]
         i, j, nxt = removed[p], owner[p], replacement[p]
         a, a_end = y_indptr[i], y_indptr[i + 1]
         if replacement_counts[p]:
@@ -84,8 +88,8 @@ def bin_moves(
             out_col[n_out] = label
             out_move1[n_out] = move * has
             out_move0[n_out] = move * (1 - has)
+            out_valid[n_out] = True
             n_out += 1
-    return n_out
 
 
 @njit(cache=True, nogil=True)

@@ -48,6 +48,11 @@ from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 MISSING_LABELS_CONSTRAINT = [StrOptions({"ignore", "negative"})]
 
 
+#: Share of non-zero counts above which the leave-one-out scores of a dense Y are
+#: computed densely (below it, on the stored counts only).
+_DENSE_SHARE = 0.25
+
+
 class _BayesCountsMixin:
     """ML-kNN's prior, likelihood tables and MAP rule over a given neighbour-count matrix.
 
@@ -299,20 +304,26 @@ class _BayesCountsMixin:
         """
         Y = self._fit_Y
         q = Y.shape[1]
-        hists = sparse_count_histograms(T, Y, n_bins) if sp.issparse(Y) else count_histograms(T, Y, n_bins)
-        moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts)
+        # A dense Y whose counts are mostly zero (many labels, few per row) takes the
+        # sparse path too: it scores the stored counts only (the same numbers).
+        dense = not sp.issparse(Y) and np.count_nonzero(Q) > _DENSE_SHARE * Q.size
+        if not dense:
+            same = T is Q
+            Y, Q = canonical_csr(Y), canonical_csr(Q)
+            T = Q if same else canonical_csr(T)
+        hists = count_histograms(T, Y, n_bins) if dense else sparse_count_histograms(T, Y, n_bins)
+        moves1, moves0 = sparse_bin_moves(Y, train_ind, next_ind, T, Q, active, next_counts, self.n_jobs)
         if subset is not None:  # the rows asked for only; the tables above are the whole fit's
             Y, T, Q, moves1, moves0 = Y[subset], T[subset], Q[subset], moves1[subset], moves0[subset]
             row_bins = None if row_bins is None else row_bins[subset]
         n = Y.shape[0]
-        if not sp.issparse(Y):
+        if dense:
             scores = self._loo_entry_scores(hists, np.arange(q)[None, :], Q, Y.astype(np.int64),
                                             (T == Q).astype(np.int64), (moves1.toarray(), moves0.toarray()),
                                             unnormalised, None if row_bins is None else row_bins[:, None])
             return scores if k is None else topk_from_dense(scores, k)
         # Every other entry of row i has y = 0, a zero count and no move: one constant
         # per label (and per number of count values, which only NC's rows vary).
-        Y, T, Q = canonical_csr(Y), canonical_csr(T), canonical_csr(Q)
         entries = union_pattern(Y, Q, T, moves1, moves0)
         rows, cols = entry_rows(entries), entries.indices.astype(np.int64)
         bins = values_at(entries, Q)
