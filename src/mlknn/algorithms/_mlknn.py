@@ -72,8 +72,9 @@ class _BayesCountsMixin:
 
     _supports_sparse_labels = True
 
-    # Read from the estimator (its parameter, and what fit sets).
+    # Read from the estimator (its parameters, and what fit sets).
     smoothing: float
+    n_jobs: int | None
     n_labels_: int
     prior_: NDArray[np.float64]
     cond_prob_true_: NDArray[np.float64]
