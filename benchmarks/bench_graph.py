@@ -24,7 +24,7 @@ Competitors:
 
 ``cpu ratio``: the same comparison (mlknn brute / GEMM-only) in CPU time on one
 thread, which does not depend on what else runs on the machine; beside it the
-plain chunked path (``_symmetric_loo = False``: every pair computed twice, the
+plain chunked path (``allow_symmetric_loo = False``: every pair computed twice, the
 kernel before the symmetric leave-one-out path) in the same run.
 """
 
@@ -120,7 +120,7 @@ def cpu_ratio(X, k=10):
 
     def plain():
         index = BruteNeighbors(n_jobs=1).fit(X)
-        index._symmetric_loo = False
+        index._index.allow_symmetric_loo = False
         index.kneighbors(None, k)
 
     with threadpool_limits(limits=1, user_api="blas"):
@@ -216,13 +216,13 @@ def sparse_graph(name="tmc2007-500", k=10, repeats=3):
 
     from mlknn.datasets import load
     from mlknn.neighbors import BruteNeighbors
-    from mlknn.neighbors._exact_kernel import _CHUNK_BYTES, _MAX_CHUNK_ROWS, _MIN_CHUNK_ROWS
+    from mlknn.neighbors._exact._kernel import CHUNK_BYTES, MAX_CHUNK_ROWS, MIN_CHUNK_ROWS
 
     X = sp.csr_matrix(load(name, split="train").X)
     n = X.shape[0]
     index = BruteNeighbors(n_jobs=1).fit(X)
-    # The kernel's own chunk rule (BruteNeighbors.kneighbors, one worker).
-    rows = max(_MIN_CHUNK_ROWS, min(_MAX_CHUNK_ROWS, _CHUNK_BYTES // (index._key_X.dtype.itemsize * n)))
+    # The kernel's own chunk rule (ExactIndex.kneighbors, one worker).
+    rows = max(MIN_CHUNK_ROWS, min(MAX_CHUNK_ROWS, CHUNK_BYTES // (index._index.layout.key_X.dtype.itemsize * n)))
     dense = X.toarray().astype(np.float32)
 
     def product():

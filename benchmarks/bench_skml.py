@@ -134,14 +134,14 @@ def run_small(name="yeast", k=10, repeats=7, skml_repeats=3, seed=0):
     are timed again in CPU time with one BLAS thread (``time.process_time``), which
     the load of a shared machine disturbs much less than wall time. Where numba is
     installed, mlknn runs its compiled selection; it is also timed with the numpy
-    fallback (``ours_numpy_s``: ``mlknn.neighbors._compiled.ENABLED = False``), in the
+    fallback (``ours_numpy_s``: ``mlknn.neighbors._exact._compiled.ENABLED = False``), in the
     same interleaved loop.
     """
     import time
 
     from sklearn.model_selection import train_test_split
 
-    import mlknn.neighbors._compiled as compiled
+    import mlknn.neighbors._exact._compiled as compiled
     from mlknn import MLkNN
     from mlknn.datasets import load
 

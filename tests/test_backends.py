@@ -488,17 +488,17 @@ def test_estimate_recall_of_exact_search_is_one(blobs):
 
 
 def test_brute_parallel_chunks_equal_serial(monkeypatch):
-    from mlknn.neighbors import _brute
+    from mlknn.neighbors._exact import _index
 
     rng = np.random.default_rng(10)
     X = np.vstack([rng.normal(size=(700, 6)), rng.normal(size=(50, 6))[np.repeat(np.arange(50), 2)]])
     Q = rng.normal(size=(300, 6))
     serial = BruteNeighbors(n_jobs=1, working_memory=0.5)
     ref = [serial.fit(X).kneighbors(q, 9) for q in (None, Q)]
-    monkeypatch.setattr(_brute, "_PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(_index, "PARALLEL_MIN_WORK", 0)
     for Xv in (X, X.astype(np.float32), sp.csr_matrix(X)):
         par = BruteNeighbors(n_jobs=2, working_memory=0.5).fit(Xv)
-        assert par._workers(10, 10) == 2
+        assert par._index.workers(10, par.n_jobs) == 2
         for q, (rd, ri) in zip((None, Q), ref):
             d, i = par.kneighbors(q if q is None or not sp.issparse(Xv) else sp.csr_matrix(q), 9)
             if Xv.dtype == np.float32:
@@ -508,14 +508,14 @@ def test_brute_parallel_chunks_equal_serial(monkeypatch):
 
 
 def test_radius_counts_parallel_chunks_equal_serial(monkeypatch):
-    from mlknn.neighbors import _brute
+    from mlknn.neighbors._exact import _index
 
     rng = np.random.default_rng(11)
     X = np.vstack([rng.normal(size=(700, 6)), rng.normal(size=(50, 6))[np.repeat(np.arange(50), 2)]])
     Q = rng.normal(size=(300, 6))
     Y = (rng.random((X.shape[0], 4)) < 0.3).astype(np.uint8)
     radius = 2.0
-    monkeypatch.setattr(_brute, "_PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(_index, "PARALLEL_MIN_WORK", 0)
     for Xv in (X, sp.csr_matrix(X)):
         serial = BruteNeighbors(n_jobs=1, working_memory=0.5).fit(Xv)
         par = BruteNeighbors(n_jobs=2, working_memory=0.5).fit(Xv)

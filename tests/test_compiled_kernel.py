@@ -1,4 +1,4 @@
-"""The compiled selection (``mlknn.neighbors._compiled``, ``_numba_kernels``) against the numpy path.
+"""The compiled selection (``mlknn.neighbors._exact._compiled``, ``_numba_kernels``) against the numpy path.
 
 With numba installed, ``BruteNeighbors`` selects and re-ranks a dense chunk with one
 compiled pass per row; ``_compiled.ENABLED = False`` forces the numpy path. The two
@@ -18,9 +18,10 @@ import pytest
 from reference_impls import loop_knn
 from test_exact_loo import assert_same as assert_identical  # indices, distances, dtypes
 
-import mlknn.neighbors._compiled as compiled
+import mlknn.neighbors._exact._compiled as compiled
+import mlknn.utils._threads as runtime
 from mlknn.neighbors import BruteNeighbors
-from mlknn.neighbors._exact_kernel import _exact_sqdist
+from mlknn.neighbors._exact._kernel import exact_sqdist
 
 # The tests that compare the two paths need the compiled one (numba installed, and
 # not disabled by MLKNN_NUMBA=0); the rest check the numpy fallback either way.
@@ -63,10 +64,10 @@ def test_pair_sqdist_equals_the_numpy_pairwise_sum_bit_for_bit(monkeypatch, d, d
     X = (rng.standard_normal((40, d)) * 10).astype(dtypes[1])
     r, c = rng.integers(0, 30, 400), rng.integers(0, 40, 400)
     want = np.add.reduce((Q[r].astype(np.float64) - X[c].astype(np.float64)) ** 2, axis=1)
-    got = _exact_sqdist(Q, X, None, None, r, c)
+    got = exact_sqdist(Q, X, r, c)
     with monkeypatch.context() as m:
         m.setattr(compiled, "ENABLED", False)
-        slow = _exact_sqdist(Q, X, None, None, r, c, block=7)
+        slow = exact_sqdist(Q, X, r, c, block=7)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(slow, want)
     np.testing.assert_allclose(got, ((Q[r].astype(np.float64) - X[c]) ** 2).sum(axis=1), rtol=1e-12)
@@ -125,7 +126,7 @@ def test_several_chunks_and_thread_split_equal_one_chunk(monkeypatch):
     X = rng.standard_normal((1700, 20)).astype(np.float32)
     X[100:120] = X[200:220]  # duplicates across chunks
     Q = rng.standard_normal((1100, 20))
-    monkeypatch.setattr(compiled, "_MIN_ROWS_PER_THREAD", 64)
+    monkeypatch.setattr(compiled, "MIN_ROWS_PER_THREAD", 64)
     one = BruteNeighbors(n_jobs=1).fit(X)
     want_loo, want_q = one.kneighbors(None, 7), one.kneighbors(Q, 7)
     for params in ({"n_jobs": 2}, {"n_jobs": 3}, {"n_jobs": 1, "working_memory": 0.5}):
@@ -170,7 +171,7 @@ def test_numba_import_failure_falls_back_to_numpy(monkeypatch):
     rng = np.random.default_rng(5)
     X = tie_heavy(rng, 200)
     want = BruteNeighbors().fit(X).kneighbors(None, 6)
-    monkeypatch.setitem(sys.modules, "mlknn.neighbors._numba_kernels", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "mlknn.neighbors._exact._numba_kernels", None)  # import raises ImportError
     monkeypatch.setattr(compiled, "_tried", False)
     monkeypatch.setattr(compiled, "_module", None)
     with pytest.warns(RuntimeWarning, match="numba is installed but could not be imported"):
@@ -183,7 +184,7 @@ def test_numba_import_failure_falls_back_to_numpy(monkeypatch):
 def test_import_mlknn_does_not_import_numba_and_the_variable_disables_it():
     import os
 
-    code = ("import sys, mlknn, mlknn.neighbors, mlknn.neighbors._compiled as c; "
+    code = ("import sys, mlknn, mlknn.neighbors, mlknn.neighbors._exact._compiled as c; "
             "print('numba' in sys.modules, c.ENABLED)")
     env = {key: value for key, value in os.environ.items() if key != "MLKNN_NUMBA"}
     for setting, enabled in ((None, "True"), ("0", "False"), ("1", "True")):
@@ -205,11 +206,11 @@ def test_group_size_keeps_enough_groups():
 def _child_search(queue):
     # First the state right after the fork (no search yet, so nothing can block):
     # the parent's pool, whose threads do not exist here, must be forgotten.
-    queue.put(compiled._pool is None)
+    queue.put(runtime._pool is None)
     rng = np.random.default_rng(8)
     X = rng.standard_normal((800, 6))
     got = BruteNeighbors(n_jobs=2).fit(X).kneighbors(None, 4)[1].sum()
-    queue.put((got, compiled._pool is not None))  # the child made and used its own pool
+    queue.put((got, runtime._pool is not None))  # the child made and used its own pool
 
 
 @needs_numba
@@ -222,10 +223,10 @@ def test_thread_pool_survives_fork(monkeypatch):
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("no fork start method on this platform")
-    monkeypatch.setattr(compiled, "_MIN_ROWS_PER_THREAD", 64)
+    monkeypatch.setattr(compiled, "MIN_ROWS_PER_THREAD", 64)
     rng = np.random.default_rng(8)
     want = BruteNeighbors(n_jobs=2).fit(rng.standard_normal((800, 6))).kneighbors(None, 4)[1].sum()
-    assert compiled._pool is not None  # the parent's pool exists before the fork
+    assert runtime._pool is not None  # the parent's pool exists before the fork
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     child = ctx.Process(target=_child_search, args=(queue,))
@@ -260,12 +261,12 @@ def test_a_broken_numba_install_warns_and_falls_back(monkeypatch):
 
 @needs_numba
 def test_wide_searches_keep_the_numpy_path(monkeypatch):
-    from mlknn.neighbors import _exact_kernel
+    from mlknn.neighbors._exact import _kernel
 
     monkeypatch.setattr(compiled, "MAX_NEIGHBORS", 8)
     calls = []
     real = compiled.select
-    monkeypatch.setattr(_exact_kernel._compiled, "select", lambda *a, **kw: calls.append(a[7]) or real(*a, **kw))
+    monkeypatch.setattr(_kernel._compiled, "select", lambda *a, **kw: calls.append(a[7]) or real(*a, **kw))
     X = np.random.default_rng(9).standard_normal((300, 4))
     index = BruteNeighbors().fit(X)
     index.kneighbors(None, 8)
@@ -293,7 +294,7 @@ def test_sparse_training_major_selection_equals_numpy_path_and_loop(monkeypatch,
     # several chunks (the loo offset moves), and output buffers that must grow.
     import scipy.sparse as sp
 
-    import mlknn.neighbors._exact_kernel as ek
+    import mlknn.neighbors._exact._kernel as ek
 
     rng = np.random.default_rng(k)
     dense = (rng.random((1300, 40)) < 0.15).astype(np.float64)
@@ -317,7 +318,7 @@ def test_sparse_training_major_selection_equals_numpy_path_and_loop(monkeypatch,
 
 @needs_numba
 def test_training_major_kernel_overflow_and_float64_keys_fall_back():
-    import mlknn.neighbors._exact_kernel as ek
+    import mlknn.neighbors._exact._kernel as ek
 
     mod = compiled.kernels()
     rng = np.random.default_rng(0)
@@ -358,9 +359,9 @@ def test_sparse_pair_distances_equal_scipys_bit_for_bit(monkeypatch, dtype):
     r = rng.integers(0, n, 5000)
     c = rng.integers(0, n, 5000)
     r[:3], c[:3] = (10, 30, 30), (20, 30, 5)
-    got = _exact_sqdist(X, X, None, None, r, c)
+    got = exact_sqdist(X, X, r, c)
     monkeypatch.setattr(compiled, "ENABLED", False)
-    want = _exact_sqdist(X, X, None, None, r, c)
+    want = exact_sqdist(X, X, r, c)
     np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
     assert got[0] == 0.0 and got[1] == 0.0
     assert (np.diff(X.indptr)[r] + np.diff(X.indptr)[c]).max() > 129  # the halving path ran

@@ -1,4 +1,4 @@
-"""The exact kernel's pieces (``mlknn.neighbors._exact_kernel``) against plain references.
+"""The exact kernel's pieces (``mlknn.neighbors._exact._kernel``) against plain references.
 
 The brute backend's answers are checked against the double-loop oracle
 (``reference_impls.loop_knn``) where the kernel's shortcuts change: small
@@ -13,7 +13,7 @@ import pytest
 from reference_impls import loop_knn
 
 from mlknn.neighbors import BruteNeighbors
-from mlknn.neighbors._exact_kernel import _exact_sqdist, _group_size, _topk_sorted
+from mlknn.neighbors._exact._kernel import exact_sqdist, group_size, topk_sorted
 
 
 def lexsort_topk(rows, cols, values, k, n_rows):
@@ -45,7 +45,7 @@ def test_topk_sorted_equals_lexsort_reference(skew, ties):
     for _ in range(20):
         n_rows, k = int(rng.integers(1, 30)), int(rng.integers(1, 6))
         rows, cols, values = random_candidates(rng, n_rows, k, int(rng.integers(0, 12)), skew, ties)
-        got = _topk_sorted(rows, cols, values, k, n_rows)
+        got = topk_sorted(rows, cols, values, k, n_rows)
         want = lexsort_topk(rows, cols, values, k, n_rows)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
@@ -57,7 +57,7 @@ def test_topk_sorted_keeps_infinite_values_in_column_order():
     rows = np.array([0, 0, 0, 1, 1, 1, 1])
     cols = np.array([9, 3, 5, 2, 8, 1, 4], dtype=np.intp)
     values = np.array([np.inf, np.inf, 1.0, 0.5, np.inf, 0.5, 2.0])
-    d, c = _topk_sorted(rows, cols, values, 3, 2)
+    d, c = topk_sorted(rows, cols, values, 3, 2)
     np.testing.assert_array_equal(c, [[5, 3, 9], [1, 2, 4]])
     np.testing.assert_array_equal(d, [[1.0, np.inf, np.inf], [0.5, 0.5, 2.0]])
 
@@ -65,11 +65,11 @@ def test_topk_sorted_keeps_infinite_values_in_column_order():
 def test_group_size_bounds():
     for n in (1, 5, 40, 399, 1208, 5000, 50000, 10**6):
         for k in (1, 5, 10, 50):
-            m = _group_size(n, k)
+            m = group_size(n, k)
             assert 1 <= m <= 32
             if m > 1:
                 assert n // m >= 4 * k  # enough groups for a tight k-th group minimum
-    assert _group_size(1208, 10) < _group_size(50000, 10) == 32
+    assert group_size(1208, 10) < group_size(50000, 10) == 32
 
 
 def test_exact_sqdist_block_size_does_not_change_values():
@@ -78,9 +78,9 @@ def test_exact_sqdist_block_size_does_not_change_values():
     r, c = rng.integers(0, 40, 500), rng.integers(0, 70, 500)
     want = ((Q[r] - X[c].astype(np.float64)) ** 2).sum(axis=1)
     for block in (1, 7, 64, 10**4):
-        np.testing.assert_allclose(_exact_sqdist(Q, X, None, None, r, c, block=block), want, rtol=1e-13)
-    np.testing.assert_array_equal(_exact_sqdist(Q, X, None, None, r, c, block=7),
-                                  _exact_sqdist(Q, X, None, None, r, c))
+        np.testing.assert_allclose(exact_sqdist(Q, X, r, c, block=block), want, rtol=1e-13)
+    np.testing.assert_array_equal(exact_sqdist(Q, X, r, c, block=7),
+                                  exact_sqdist(Q, X, r, c))
 
 
 @pytest.mark.parametrize("n,d,k", [(12, 3, 11), (60, 4, 5), (300, 6, 10), (700, 5, 3)])
@@ -124,7 +124,7 @@ def test_sparse_augmented_keys_equal_half_norm_minus_product(binary):
     index = BruteNeighbors().fit(X)
     Q = X[:30]
     dt = np.float32 if binary else np.float64
-    V = index._transposed_keys(Q)
+    V = index._index.layout.transposed_keys(Q)
     half = (0.5 * np.asarray(X.multiply(X).sum(axis=1)).ravel()).astype(dt)
     want = half[:, None] - np.asarray(X.astype(dt) @ Q.T.toarray().astype(dt))
     assert V.dtype == dt and V.shape == (300, 30)

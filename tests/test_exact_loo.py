@@ -1,8 +1,8 @@
-"""The symmetric leave-one-out path (``mlknn.neighbors._exact_loo``) against the plain one.
+"""The symmetric leave-one-out path (``mlknn.neighbors._exact._loo``) against the plain one.
 
 ``BruteNeighbors.kneighbors(None, k)`` on dense data with several chunks takes the
 symmetric path (each off-diagonal block of the Gram matrix computed once); setting
-the private ``_symmetric_loo = False`` on an index forces the plain chunked path.
+the private ``allow_symmetric_loo = False`` on an index's ``_index`` forces the plain chunked path.
 The two must agree bit for bit (indices and float64 distances) on random, tie-heavy
 integer and duplicated data, with n not a multiple of the block, float32 and
 float64, every metric, one and two threads; and agree with the double-loop oracle.
@@ -14,31 +14,32 @@ import numpy as np
 import pytest
 from reference_impls import loop_knn
 
-import mlknn.neighbors._brute as brute_mod
+import mlknn.neighbors._exact._index as index_mod
+import mlknn.neighbors._exact._loo as loo_mod
 from mlknn.neighbors import BruteNeighbors
-from mlknn.neighbors._exact_loo import _from_sortable_bits, _sortable_bits
+from mlknn.neighbors._exact._loo import _from_sortable_bits, _sortable_bits
 
 
 @pytest.fixture
 def spy(monkeypatch):
     calls = []
-    real = brute_mod.symmetric_loo
+    real = loo_mod.symmetric_loo
 
     def wrapped(kernel, k, block, workers):
         calls.append((k, block, workers))
         return real(kernel, k, block, workers)
 
-    monkeypatch.setattr(brute_mod, "symmetric_loo", wrapped)
+    monkeypatch.setattr(loo_mod, "symmetric_loo", wrapped)
     # The small test problems (few features, wide k) are outside where the path pays;
     # take it anyway, so that its answers are checked on every shape.
-    monkeypatch.setattr(brute_mod, "_symmetric_pays", lambda n, d, k: True)
+    monkeypatch.setattr(loo_mod, "symmetric_pays", lambda n, d, k: True)
     return calls
 
 
 def both_paths(X, k, metric="euclidean", working_memory=0.3, n_jobs=1):
     index = BruteNeighbors(metric=metric, working_memory=working_memory, n_jobs=n_jobs).fit(X)
     sym = index.kneighbors(None, k)
-    index._symmetric_loo = False
+    index._index.allow_symmetric_loo = False
     plain = index.kneighbors(None, k)
     return sym, plain
 
@@ -90,7 +91,7 @@ def test_symmetric_matches_loop_reference_far_from_origin(spy):
 
 def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
     # Force the threaded path (row blocks in parallel, the running state under a lock).
-    monkeypatch.setattr(brute_mod, "_PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_WORK", 0)
     rng = np.random.default_rng(9)
     for X, k in ((rng.standard_normal((1200, 9)).astype(np.float32), 10), (tie_heavy(rng, 900), 12)):
         sym, plain = both_paths(X, k, working_memory=0.5, n_jobs=2)
@@ -99,7 +100,7 @@ def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
 
 
 def test_pruning_the_pool_at_every_piece_changes_nothing(spy, monkeypatch):
-    import mlknn.neighbors._exact_loo as loo
+    import mlknn.neighbors._exact._loo as loo
 
     monkeypatch.setattr(loo, "_PRUNE_MIN", 0)
     monkeypatch.setattr(loo, "_prune", counting := _Counting(loo._prune))
@@ -150,8 +151,8 @@ def test_sortable_bits_order_and_round_trip():
 
 def test_the_symmetric_path_is_taken_only_where_it_pays():
     # Many features and few neighbours: the halved GEMM dominates; otherwise the
-    # candidate pool's selection and memory outweigh it (measured, see _brute.py).
-    pays = brute_mod._symmetric_pays
+    # candidate pool's selection and memory outweigh it (docs/performance.md).
+    pays = loo_mod.symmetric_pays
     assert pays(50_000, 120, 10)
     assert not pays(50_000, 8, 10)
     assert not pays(40_000, 120, 30)
@@ -160,7 +161,7 @@ def test_the_symmetric_path_is_taken_only_where_it_pays():
 
 def test_a_shape_where_it_does_not_pay_takes_the_plain_path(monkeypatch):
     calls = []
-    monkeypatch.setattr(brute_mod, "symmetric_loo", lambda *a: calls.append(a))
+    monkeypatch.setattr(loo_mod, "symmetric_loo", lambda *a: calls.append(a))
     X = np.random.default_rng(0).normal(size=(3000, 4)).astype(np.float32)
     index = BruteNeighbors(working_memory=0.3, n_jobs=1).fit(X)
     index.kneighbors(None, 5)
@@ -170,7 +171,7 @@ def test_a_shape_where_it_does_not_pay_takes_the_plain_path(monkeypatch):
 @pytest.fixture
 def piece_spy(monkeypatch):
     """Counts the off-diagonal pieces that the compiled kernel answered."""
-    import mlknn.neighbors._exact_loo as loo
+    import mlknn.neighbors._exact._loo as loo
 
     answered = []
     real = loo._piece_compiled
@@ -188,7 +189,7 @@ def piece_spy(monkeypatch):
 @pytest.mark.parametrize("k", [1, 6, 32])
 def test_compiled_pieces_equal_plain_and_loop(spy, piece_spy, monkeypatch, start, k):
     pytest.importorskip("numba")
-    import mlknn.neighbors._exact_loo as loo
+    import mlknn.neighbors._exact._loo as loo
 
     monkeypatch.setattr(loo, "_PIECE_START", start)
     rng = np.random.default_rng(k + start)
@@ -201,7 +202,7 @@ def test_compiled_pieces_equal_plain_and_loop(spy, piece_spy, monkeypatch, start
 
 
 def test_compiled_pieces_fall_back_above_the_compiled_k_and_without_numba(spy, piece_spy, monkeypatch):
-    from mlknn.neighbors import _compiled
+    from mlknn.neighbors._exact import _compiled
 
     X = tie_heavy(np.random.default_rng(3), 700)
     k = _compiled.MAX_NEIGHBORS + 1
@@ -217,7 +218,7 @@ def test_compiled_pieces_fall_back_above_the_compiled_k_and_without_numba(spy, p
 
 def test_loo_piece_kernel_against_its_definition():
     # The kernel alone, against the rule its docstring states, on a tie-heavy piece.
-    nk = pytest.importorskip("mlknn.neighbors._numba_loo")
+    nk = pytest.importorskip("mlknn.neighbors._exact._numba_loo")
     rng = np.random.default_rng(5)
     V = rng.integers(0, 6, size=(21, 97)).astype(np.float32)
     k, m = 4, 3
@@ -248,8 +249,8 @@ def test_compiled_running_merge_equals_the_sorting_merge(monkeypatch):
     # _RunningTopK.offer: the compiled replace-the-largest merge and the numpy
     # sort-and-partition merge keep the same k smallest values and caps, ties included.
     pytest.importorskip("numba")
-    from mlknn.neighbors import _compiled
-    from mlknn.neighbors._exact_loo import _RunningTopK
+    from mlknn.neighbors._exact import _compiled
+    from mlknn.neighbors._exact._loo import _RunningTopK
 
     rng = np.random.default_rng(8)
     n, k = 60, 5

@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 
 from mlknn.algorithms import _logistic, _logistic_fused
 from mlknn.algorithms._logistic import fit_logistic_batched
-from mlknn.neighbors import _compiled
+from mlknn.neighbors._exact import _compiled
 
 mod = _logistic_fused.kernels()
 pytestmark = pytest.mark.skipif(mod is None, reason="numba is not installed (the numpy iteration runs instead)")
@@ -139,7 +139,7 @@ def test_fused_fit_is_the_same_on_one_or_two_threads(monkeypatch):
     monkeypatch.setattr(_logistic, "_FLOAT32_FROM", 0)
     got = []
     for threads in (1, 2):
-        monkeypatch.setattr(_compiled, "threads_for", lambda n_jobs, t=threads: t)
+        monkeypatch.setattr(_logistic_fused, "threads_for", lambda n_jobs, t=threads: t)
         got.append(fit_logistic_batched(Z, Y, labels, C=1.0, tol=1e-9, max_iter=100))
     for a, b in zip(got[0][:3], got[1][:3]):
         np.testing.assert_array_equal(a, b)

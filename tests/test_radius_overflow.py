@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from reference_impls import loop_knn
 
-import mlknn.neighbors._compiled as compiled
+import mlknn.neighbors._exact._compiled as compiled
 from mlknn.neighbors import BruteNeighbors
 
 

@@ -5,7 +5,7 @@
   sparse product and a double loop, uint8 and int64 accumulation, several chunks);
 * ``prepare_points`` skips ``check_array`` for an array it would return unchanged,
   and still refuses what it refused (NaN, inf, wrong dtype copies, non-contiguous);
-* ``_topk_sorted``'s one-sort shortcut (no ties among a row's k + 1 smallest)
+* ``topk_sorted``'s one-sort shortcut (no ties among a row's k + 1 smallest)
   against the three-key lexsort on tie-free and tie-heavy rows;
 * the leave-one-out graph in one chunk against several chunks.
 """
@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import mlknn.algorithms._kernels as kernels
 from mlknn.neighbors import NeighborGraph
 from mlknn.neighbors._contract import prepare_points
-from mlknn.neighbors._exact_kernel import _topk_sorted
+from mlknn.neighbors._exact._kernel import topk_sorted
 
 
 def sparse_product_counts(indices, Y):
@@ -93,7 +93,7 @@ def test_topk_sorted_shortcut_equals_lexsort(ties):
         values = rng.integers(0, 3, rows.size).astype(np.float64) if ties else rng.random(rows.size)
         perm = rng.permutation(rows.size)
         rows, cols, values = rows[perm], cols[perm], values[perm]
-        d, c = _topk_sorted(rows, cols, values, k, n_rows)
+        d, c = topk_sorted(rows, cols, values, k, n_rows)
         order = np.lexsort((cols, values, rows))
         starts = np.concatenate(([0], np.cumsum(per)[:-1]))
         take = starts[:, None] + np.arange(k)
@@ -107,16 +107,16 @@ def test_one_chunk_loo_equals_the_chunked_path(monkeypatch, metric, dtype):
     # One chunk holding every training point (the small problems' leave-one-out
     # graph) and several chunks (the plain path): the same answer bit for bit.
     from mlknn.neighbors import BruteNeighbors
-    from mlknn.neighbors._exact_kernel import _ExactKernel
+    from mlknn.neighbors._exact import _kernel
 
     chunks = []
-    real = _ExactKernel._chunk
+    real = _kernel.search_chunk
 
-    def spy(self, Qc, *args, **kwargs):
+    def spy(layout, Qc, *args, **kwargs):
         chunks.append(Qc.shape[0])
-        return real(self, Qc, *args, **kwargs)
+        return real(layout, Qc, *args, **kwargs)
 
-    monkeypatch.setattr(_ExactKernel, "_chunk", spy)
+    monkeypatch.setattr(_kernel, "search_chunk", spy)
     rng = np.random.default_rng(3)
     X = rng.standard_normal((500, 7)).astype(dtype)
     Xi = rng.integers(0, 3, size=(400, 3)).astype(dtype)  # ties and duplicates
@@ -127,7 +127,7 @@ def test_one_chunk_loo_equals_the_chunked_path(monkeypatch, metric, dtype):
         got = one.kneighbors(None, k)
         assert chunks == [data.shape[0]]
         chunked = BruteNeighbors(metric=metric, working_memory=0.2).fit(data)
-        chunked._symmetric_loo = False
+        chunked._index.allow_symmetric_loo = False
         chunks.clear()
         want = chunked.kneighbors(None, k)
         assert len(chunks) > 1

@@ -9,7 +9,7 @@ from reference_impls import loop_knn
 from test_compiled_kernel import both
 from test_exact_loo import assert_same
 
-import mlknn.neighbors._compiled as compiled
+import mlknn.neighbors._exact._compiled as compiled
 
 needs_numba = pytest.mark.skipif(compiled.kernels() is None, reason="numba missing or MLKNN_NUMBA=0")
 

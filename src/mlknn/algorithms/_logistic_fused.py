@@ -15,7 +15,7 @@ order), so the iterates agree with the numpy path's to rounding and both stop at
 ``tol`` (``tests/test_logistic_fused.py``).
 
 Used when numba is available and enabled (``MLKNN_NUMBA``, see
-:mod:`mlknn.neighbors._compiled`) and the problem takes the large path (float32
+:mod:`mlknn.neighbors._exact._compiled`) and the problem takes the large path (float32
 products); small problems keep the numpy iteration, bit for bit as before.
 """
 
@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..neighbors import _compiled
+from ..neighbors._exact import _compiled
+from ..utils._threads import submit, threads_for
 from ..utils._typing import BoolArray, FloatArray, MatrixLike, NDArray
 from ._line_search import _armijo, _bracketed_newton, _full_step_certified
 
@@ -83,7 +84,7 @@ class _Passes:
         if self.threads == 1:
             blocks(0)
         else:
-            futures = _compiled.submit(blocks, [(first,) for first in range(1, self.threads)])
+            futures = submit(blocks, [(first,) for first in range(1, self.threads)])
             blocks(0)
             for fut in futures:
                 fut.result()
@@ -183,7 +184,7 @@ class _Passes:
 def runner(n_rows: int) -> _Passes | None:
     """A runner of the compiled passes over ``n_rows`` rows on the BLAS thread count, or None (no numba)."""
     mod = kernels()
-    return None if mod is None else _Passes(mod, n_rows, _compiled.threads_for(None))
+    return None if mod is None else _Passes(mod, n_rows, threads_for(None))
 
 
 def newton_cg_fused(

@@ -40,6 +40,7 @@ for ``"precomputed"``. Measurements: ``docs/performance.md``.
 The optional libraries are imported only when their backend is fitted.
 """
 
+from ..utils._threads import resolve_n_jobs
 from ._base import (
     NEIGHBORS_CONSTRAINT,
     NeighborsIndex,
@@ -51,7 +52,7 @@ from ._base import (
     register_backend,
 )
 from ._brute import BruteNeighbors
-from ._contract import check_n_neighbors, drop_own_index, merge_topk, resolve_n_jobs
+from ._contract import check_n_neighbors, drop_own_index, merge_topk
 from ._faiss import FaissHNSWNeighbors, FaissIVFNeighbors, FaissNeighbors
 from ._graph import NeighborGraph, knn_to_csr
 from ._hnswlib import HnswlibNeighbors

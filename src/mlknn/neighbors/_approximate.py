@@ -22,8 +22,9 @@ from ._contract import (
     drop_own_index,
     merge_topk,
     prepare_points,
+    prepared_sqnorms,
 )
-from ._exact_kernel import _exact_sqdist, _row_sqnorms
+from ._exact import exact_sqdist
 
 #: ``kneighbors``' answer with distances: (float64 distances, intp indices), each (n_queries, k).
 KNeighbors = tuple[NDArray[np.float64], NDArray[np.intp]]
@@ -105,7 +106,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
         check_metric(self.metric, f"the {self._name} backend")
         X = self._prepare(X)
         self._fit_X = X
-        self._fit_sqnorm = _row_sqnorms(X)
+        self._fit_sqnorm = prepared_sqnorms(X)
         self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
         self._brute = None
         self.n_samples_fit_ = X.shape[0]
@@ -230,7 +231,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
             Q, qn, own = self._fit_X, self._fit_sqnorm, np.arange(n_fit)
         else:
             Q = check_query_features(self._prepare(X), self.n_features_in_)
-            qn, own = _row_sqnorms(Q), None
+            qn, own = prepared_sqnorms(Q), None
         width = self._loo_width(k) if loo else min(k + self._margin, n_fit)
         cand, approx = self._search(None if loo else self._as_float32(Q), width)
         cand, approx = np.asarray(cand), np.asarray(approx)
@@ -268,7 +269,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
             valid &= cand != own[:, None]
         r, c = np.divmod(np.flatnonzero(valid), width)
         exact = np.full((n_q, width), np.inf)
-        exact[r, c] = _exact_sqdist(Q, self._fit_X, qn, self._fit_sqnorm, r, cand[r, c])
+        exact[r, c] = exact_sqdist(Q, self._fit_X, r, cand[r, c])
         keys = np.where(valid, cand, n_fit)
         sq, ind = merge_topk(k, (exact, keys))
         redo = valid.sum(axis=1) < k

@@ -90,8 +90,6 @@ def prepare_points(
 ) -> MatrixLike:
     """Points as the kernels read them: float32/float64, canonical CSR when sparse
     (duplicates summed, indices sorted), L2-normalised rows for ``cosine``."""
-    from ._exact_kernel import _l2_normalize
-
     if not _already_checked(X, order):
         X = check_array(X, accept_sparse="csr" if accept_sparse else False,
                         dtype=[np.float64, np.float32], order=order)
@@ -99,8 +97,41 @@ def prepare_points(
         X = X.tocsr()
         X.sum_duplicates()  # also sorts indices; explicit zeros are harmless
     if metric == "cosine":
-        X = _l2_normalize(X)
+        X = l2_normalize(X)
     return X
+
+
+def prepared_sqnorms(X: MatrixLike) -> NDArray[np.float64]:
+    """Squared norms of the rows of prepared points, in float64 (no input check).
+
+    Dense rows are summed by ``einsum``, sparse ones by scipy: the values every
+    backend and the exact search read as ``|x|^2``.
+    """
+    if sp.issparse(X):
+        sq: NDArray[np.float64] = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        return sq
+    X64 = X.astype(np.float64, copy=False)
+    dense: NDArray[np.float64] = np.einsum("ij,ij->i", X64, X64)
+    return dense
+
+
+def l2_normalize(X: MatrixLike) -> MatrixLike:
+    """Rows scaled to unit L2 norm, in their dtype; an all-zero row stays zero
+    (distance 1 to every point under the cosine metric)."""
+    norms = np.sqrt(prepared_sqnorms(X))
+    norms[norms == 0] = 1.0
+    if sp.issparse(X):
+        # Row scaling of the stored values (the same products as diags(1 / norms) @ X)
+        # keeps X's canonical layout: a pair's exact distance is then one function of
+        # the two rows, not of which other rows share its block (scipy's binary
+        # operations take another summation order on non-canonical operands).
+        X = sp.csr_matrix(X)
+        inv = np.repeat(1.0 / norms, np.diff(X.indptr))
+        out = sp.csr_matrix(((inv * X.data).astype(X.dtype), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+        out.has_canonical_format = X.has_canonical_format
+        out.eliminate_zeros()  # as the product did
+        return out
+    return (X / norms[:, None]).astype(X.dtype, copy=False)
 
 
 def _sum_is_finite(X: NDArray[Any]) -> bool:
@@ -219,42 +250,3 @@ def merge_topk(k: int, *parts: tuple[NDArray[Any], NDArray[Any]]) -> tuple[NDArr
         return dist, ind
     order = np.lexsort((ind, dist), axis=-1)[:, :k]
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
-
-
-def resolve_n_jobs(n_jobs: int | None) -> int:
-    """Threads a backend uses for ``n_jobs``; the same rule on every backend.
-
-    ``None``: as many as the process's BLAS thread pool holds (so a caller's
-    ``threadpoolctl.threadpool_limits`` is respected; usually all cores); ``-1``
-    (any negative value): all cores; ``n >= 1``: n threads.
-
-    Parameters
-    ----------
-    n_jobs : int or None
-        The ``n_jobs`` parameter of a backend.
-
-    Returns
-    -------
-    int
-        The number of threads, >= 1.
-
-    See Also
-    --------
-    BruteNeighbors : Its ``n_jobs`` follows this rule, as every backend's does.
-
-    Examples
-    --------
-    >>> from mlknn.neighbors import resolve_n_jobs
-    >>> resolve_n_jobs(2), resolve_n_jobs(None) >= 1
-    (2, True)
-    """
-    import os
-
-    if n_jobs is None:
-        from threadpoolctl import threadpool_info
-
-        blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
-        return max(1, min(blas) if blas else (os.cpu_count() or 1))
-    if n_jobs < 0:
-        return os.cpu_count() or 1
-    return max(1, int(n_jobs))

@@ -31,10 +31,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ..utils._threads import resolve_n_jobs
 from ..utils._typing import NDArray
 from ._approximate import _CandidateBackend
 from ._base import register_backend
-from ._contract import resolve_n_jobs
 
 
 def _faiss(name: str) -> ModuleType:

@@ -19,10 +19,10 @@ forward without an n x n array and without searching the old rows again:
   naming them leave the lists, the indices shift down, and a row left with fewer
   exact entries than it needs is searched again, exactly, against the window.
 
-Exactness. A distance here is ``_exact_sqdist`` of the pair, the function every
+Exactness. A distance here is ``exact_sqdist`` of the pair, the function every
 exact backend re-ranks with; it is symmetric bit for bit (``fl(a - b) =
 -fl(b - a)``, squared, summed in the same order). The candidate rule is step 2-3's
-of ``_exact_kernel`` with the row's known k-th squared distance in place of the
+of ``_exact._kernel`` with the row's known k-th squared distance in place of the
 group bound and twice its band, so every pair that can enter is recomputed; new rows
 have higher indices than old ones, so a new row at a distance equal to a row's last
 exact entry cannot come before an old row not in the list, and is not counted
@@ -35,9 +35,9 @@ import numpy as np
 
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import NDArray
-from ._compiled import keys_out_of_range
 from ._contract import drop_own_index
-from ._exact_kernel import _GEMM_RTOL, _candidates, _exact_sqdist, _round_toward, _topk_sorted
+from ._exact._compiled import keys_out_of_range
+from ._exact._kernel import GEMM_RTOL, candidates, exact_sqdist, finish, round_toward, search_chunk, topk_sorted
 
 Index = NDArray[np.intp]
 # Slots past a row's exact prefix.
@@ -67,7 +67,7 @@ def loo_state(kernel: Any, width: int) -> tuple[NDArray[np.float64], Index]:
 
 def metric_distances(kernel: Any, sqdist: NDArray[np.float64]) -> NDArray[np.float64]:
     """The distances the kernel's ``kneighbors`` reports for these squares (a copy)."""
-    out: NDArray[np.float64] = kernel._finish_distances(sqdist.copy(), None, True)[0]
+    out: NDArray[np.float64] = kernel._index.to_metric(sqdist.copy())
     return out
 
 
@@ -93,20 +93,21 @@ def append_rows(
         The state of every row. The old rows' arrays are new arrays; the inputs are
         not modified.
     """
-    X = kernel._fit_X
+    layout = kernel._index.layout
+    X = layout.X
     n_all = X.shape[0]
     n_new = n_all - n_old
-    sparse = kernel._fit_aug is None
-    rtol = _GEMM_RTOL.get(np.dtype(np.float32 if not sparse else kernel._key_X.dtype), 1e-11)
+    sparse = layout.aug is None
+    rtol = GEMM_RTOL.get(np.dtype(np.float32 if not sparse else layout.key_X.dtype), 1e-11)
     n_valid = (indices != PAD).sum(axis=1)
     # A list holding every other old row takes every new row; the others take a new
     # row only strictly before their last exact entry.
     complete = n_valid == n_old - 1
     last = sqdist[np.arange(n_old), np.maximum(n_valid - 1, 0)]
     t = np.where(complete, np.inf, last)
-    key_dtype = np.dtype(np.float32) if not sparse else kernel._key_X.dtype
+    key_dtype = np.dtype(np.float32) if not sparse else layout.key_X.dtype
     # Per old column: t / 2 in the keys' dtype, rounded up (the safe side).
-    thr = _round_toward(0.5 * t, key_dtype, down=False)
+    thr = round_toward(0.5 * t, key_dtype, down=False)
     own_width = min(width, n_all - 1)
     new_sq = np.full((n_new, width), np.inf)
     new_ind = np.full((n_new, width), PAD, dtype=np.intp)
@@ -117,26 +118,26 @@ def append_rows(
     # Keys that may be out of float range make every pair a candidate (as in the
     # kernel): then a chunk's pair lists, not its keys, bound the memory.
     if sparse:
-        all_scale = kernel._fit_sqnorm[n_old:] + kernel._fit_sqnorm_max
-        n_terms = kernel._key_X.shape[1]
+        all_scale = layout.sqnorm[n_old:] + layout.sqnorm_max
+        n_terms = layout.key_X.shape[1]
     else:
-        all_scale = kernel._key_sqnorm[n_old:] + kernel._key_sqnorm_max
-        n_terms = kernel._fit_aug.shape[1]
+        all_scale = layout.key_sqnorm[n_old:] + layout.key_sqnorm_max
+        n_terms = layout.aug.shape[1]
     per_pair = 32 if keys_out_of_range(all_scale, key_dtype, n_terms, rtol) else key_dtype.itemsize
     step = get_chunk_n_rows(row_bytes=per_pair * max(n_all, 1), max_n_rows=max(n_new, 1),
                             working_memory=_CHUNK_BYTES / 2**20)
-    buf = None if sparse else np.empty((min(step, n_new), n_all), dtype=kernel._fit_aug.dtype)
+    buf = None if sparse else np.empty((min(step, n_new), n_all), dtype=layout.aug.dtype)
     for start in range(0, n_new, step):
         stop = min(start + step, n_new)
         rows = np.arange(n_old + start, n_old + stop)
         Qc = X[n_old + start : n_old + stop]
         if sparse:
-            V, fit_axis = kernel._transposed_keys(Qc), 0
-            qkey = kernel._fit_sqnorm[rows]
-            scale = qkey + kernel._fit_sqnorm_max
+            V, fit_axis = layout.transposed_keys(Qc), 0
+            qkey = layout.sqnorm[rows]
+            scale = qkey + layout.sqnorm_max
         else:
-            (V, scale), fit_axis = kernel._ranking_keys(Qc, None, buf, loo_offset=n_old + start), 1
-            qkey = kernel._key_sqnorm[rows]
+            (V, scale), fit_axis = layout.ranking_keys(Qc, None, buf, loo_offset=n_old + start), 1
+            qkey = layout.key_sqnorm[rows]
         everything = keys_out_of_range(scale, V.dtype, n_terms, rtol)
         # New rows: their own lists against every row, as fit's search (this marks
         # each row's own key +inf, a column the old rows do not read).
@@ -145,8 +146,8 @@ def append_rows(
             keep = c != r + n_old + start
             r, c = r[keep], c[keep]
         else:
-            r, c = _candidates(V, scale, n_old + start, own_width, fit_axis)
-        sq, ind = kernel._finish(Qc, None, r, c, own_width, stop - start)
+            r, c = candidates(V, scale, n_old + start, own_width, fit_axis)
+        sq, ind = finish(layout, Qc, r, c, own_width, stop - start)
         new_sq[start:stop, :own_width] = sq
         new_ind[start:stop, :own_width] = ind
         # Old rows: the key v of (new j, old i) gives |q_j|^2 + 2 v = d^2 up to the
@@ -157,12 +158,12 @@ def append_rows(
             nj, oi = np.divmod(np.arange((stop - start) * n_old), n_old)
         else:
             Vq = (V.T if fit_axis == 0 else V)[:, :n_old]
-            Vq += _round_toward(0.5 * qkey - 4.0 * rtol * scale, V.dtype, down=True)[:, None]
+            Vq += round_toward(0.5 * qkey - 4.0 * rtol * scale, V.dtype, down=True)[:, None]
             cols = np.flatnonzero(Vq.min(axis=0) <= thr)
             nj, at = np.nonzero(Vq[:, cols] <= thr[cols])
             oi = cols[at]
         if oi.size:
-            exact = _exact_sqdist(X, X, None, None, oi, nj + n_old + start)
+            exact = exact_sqdist(X, X, oi, nj + n_old + start)
             keep = exact < t[oi]
             pair_old.append(oi[keep])
             pair_new.append(nj[keep] + n_old + start)
@@ -194,6 +195,7 @@ def drop_first_rows(
     -------
     sqdist, indices : ndarrays of shape (n_kept, width)
     """
+    layout = kernel._index.layout
     sq = sqdist[n_drop:].copy()
     ind = indices[n_drop:] - n_drop
     gone = ind < 0
@@ -216,7 +218,7 @@ def drop_first_rows(
         ind[redo] = PAD
         for start in range(0, redo.size, step):
             part = redo[start : start + step]
-            s, i = kernel._chunk(kernel._fit_X[part], kernel._fit_sqnorm[part], None, w + 1)
+            s, i = search_chunk(layout, layout.X[part], layout.sqnorm[part], None, w + 1)
             s, i = drop_own_index(i, part, s)
             sq[part, :w], ind[part, :w] = s, i
     return sq, ind
@@ -238,7 +240,7 @@ def _insert(sq: NDArray[np.float64], ind: Index, rows: Index, cols: Index, value
     all_rows = np.concatenate((slot_rows, local))
     all_cols = np.concatenate((cur_ind, cols.astype(np.intp)))
     all_sq = np.concatenate((cur_sq, values))
-    top_sq, top_ind = _topk_sorted(all_rows, all_cols, all_sq, width, m)
+    top_sq, top_ind = topk_sorted(all_rows, all_cols, all_sq, width, m)
     top_ind = np.where(top_ind == np.iinfo(np.intp).max, PAD, top_ind)
     sq[touched] = top_sq
     ind[touched] = top_ind

@@ -32,8 +32,7 @@ from ..utils._param_validation import (
     validate_params,
 )
 from ..utils._typing import MatrixLike, NDArray
-from ._contract import METRICS
-from ._exact_kernel import _l2_normalize, _row_sqnorms
+from ._contract import METRICS, l2_normalize, prepared_sqnorms
 
 
 @validate_params(
@@ -74,7 +73,7 @@ def pairwise_distances(X: MatrixLike, Y: MatrixLike, metric: str = "euclidean") 
 
 def _distances(A: MatrixLike, B: MatrixLike, metric: str) -> NDArray[np.float64]:
     if metric == "cosine":
-        A, B = _l2_normalize(A), _l2_normalize(B)
+        A, B = l2_normalize(A), l2_normalize(B)
     if sp.issparse(A) or sp.issparse(B):
         an = row_sqnorms(A)
         bn = row_sqnorms(B)
@@ -117,7 +116,7 @@ def row_sqnorms(X: MatrixLike) -> NDArray[np.float64]:
     >>> row_sqnorms(np.array([[3.0, 4.0], [1.0, 0.0]]))
     array([25.,  1.])
     """
-    norms: NDArray[np.float64] = _row_sqnorms(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X))
+    norms: NDArray[np.float64] = prepared_sqnorms(sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X))
     return norms
 
 

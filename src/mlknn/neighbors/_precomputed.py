@@ -46,7 +46,7 @@ from ..utils._param_validation import Integral, Interval, validate_params
 from ..utils._typing import ArrayLike, MatrixLike, NDArray, SparseMatrix
 from ._base import register_backend
 from ._contract import check_n_neighbors
-from ._exact_kernel import _topk_sorted
+from ._exact import topk_sorted
 from ._graph import NeighborGraph, knn_to_csr
 
 
@@ -213,7 +213,7 @@ def _sparse_topk(G: SparseMatrix, k: int, loo: bool) -> tuple[NDArray[np.float64
         )
     dist: NDArray[np.float64]
     ind: NDArray[np.intp]
-    dist, ind = _topk_sorted(rows, cols, vals, k, n)  # the dtypes of vals and cols
+    dist, ind = topk_sorted(rows, cols, vals, k, n)  # the dtypes of vals and cols
     return dist, ind
 
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..utils import check_optional_dependency
+from ..utils._threads import resolve_n_jobs
 from ..utils._typing import MatrixLike, NDArray
 from ._approximate import _CandidateBackend
 from ._base import register_backend
-from ._contract import resolve_n_jobs
 
 
 class PyNNDescentNeighbors(_CandidateBackend):

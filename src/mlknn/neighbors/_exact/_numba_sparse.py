@@ -1,4 +1,4 @@
-"""The compiled kernels of sparse training data (``_exact_kernel.py``'s transposed keys).
+"""The compiled kernels of sparse training data (``_kernel.py``'s transposed keys).
 
 The candidate selection on training-major keys (``training_major_candidates``,
 the numpy path's rule and group size) and the exact squared distances of sparse
@@ -19,12 +19,12 @@ __all__ = ["sparse_pair_sqdist", "training_major_candidates"]
 
 @njit(cache=True, nogil=True)
 def training_major_candidates(V: Any, band: Any, k: int, m: int, loo_offset: int, out_r: Any, out_c: Any) -> int:
-    """Steps 2-3 of ``_exact_kernel._candidates`` on training-major keys (sparse data), compiled.
+    """Steps 2-3 of ``_kernel.candidates`` on training-major keys (sparse data), compiled.
 
     ``V`` (n_fit, rows), float32: the keys ``X @ [-q; 1]`` of a chunk's queries
     (columns). Column j's threshold is ``float32(kth_j + band[j] + 1e-300)``, kth_j
     the k-th smallest of its interleaved group minima and tail keys (+inf with
-    fewer than k of them), the rule of ``_exact_kernel._threshold``; its candidates
+    fewer than k of them), the rule of ``_kernel.threshold``; its candidates
     are the entries at or under it. ``loo_offset`` >= 0: query j is training point
     ``j + loo_offset``, whose own entry is set to +inf first (as the numpy path
     does, in place). The group minima are taken along the rows of V, all queries at
@@ -106,7 +106,7 @@ def sparse_pair_sqdist(
 ) -> None:
     """out[p] = |Q[r[p]] - X[c[p]]|^2 for CSR rows with sorted indices, as scipy computes it.
 
-    The bits of ``_exact_kernel._exact_sqdist``'s sparse path: scipy's canonical
+    The bits of ``_kernel.exact_sqdist``'s sparse path: scipy's canonical
     ``csr_minus_csr`` (the differences in index order, exact zeros dropped), then
     ``multiply`` (the squares, zeros dropped), then ``sum(axis=1)``, which is
     ``np.add.reduceat``: the first square plus numpy's pairwise sum of the others.

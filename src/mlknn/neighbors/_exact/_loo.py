@@ -3,66 +3,82 @@
 The leave-one-out graph of a training set multiplies X with itself, so the matrix of
 keys is symmetric if the keys are: this path ranks by ``w_ij = |x_i|^2 / 2 + |x_j|^2
 / 2 - x_i . x_j`` (half the squared distance, in the centred space of
-``_exact_kernel``), written by one GEMM of ``[-x_i, 1, |x_i|^2 / 2]`` with
+``_layout``), written by one GEMM of ``[-x_i, 1, |x_i|^2 / 2]`` with
 ``[x_j, |x_j|^2 / 2, 1]`` (K = d + 2). Row blocks ``I`` of ``b`` points are processed
 once each: one product gives the keys of block ``I`` against every later point
 (``b x (n - end of I)``) and one the diagonal block. That output serves twice:
 
 * as query-major keys of the rows of ``I`` (their columns after ``I``);
-* read transposed (training-major, ``fit_axis=0`` of ``_candidates``) as the keys of
+* read transposed (training-major, ``fit_axis=0`` of ``_kernel.candidates``) as the keys of
   every later row against the columns of ``I``.
 
 So every off-diagonal pair is computed once (about n^2 d flops instead of 2 n^2 d),
 and a row receives its columns in pieces: the blocks before its own, one at a time,
 then all later columns at once. Per row, a running state (n x k) holds the k
 smallest keys seen; its largest is an upper bound ``U`` on the row's final k-th key
-(the ``cap`` of ``_candidates``), so a piece only passes the entries within twice the
+(the ``cap`` of ``candidates``), so a piece only passes the entries within twice the
 rounding bound of ``min(U, the piece's own bound)``. The passing entries of every
 piece are kept (a pool of about n (k + k ln(n / b)) entries, pruned against the
 current bounds whenever it passes 4 n k; no n x n array); at the
 end each row keeps those within the rounding band of its final ``U``, and the same
 exact float64 recomputation and (distance, index) ordering as the plain path
-(``_ExactKernel._finish``) give the result. Exactness: each piece's threshold is at
+(``_kernel.finish``) give the result. Exactness: each piece's threshold is at
 least the row's final k-th key plus twice the rounding bound, so every true
 neighbour and every tie at the boundary is in the pool; the answer is bit for bit
 the plain path's (tested in ``tests/test_exact_loo.py``).
 
-Threads: row blocks run in parallel (``_map_chunks``); the running state is updated
+Threads: row blocks run in parallel (``map_chunks``); the running state is updated
 under a lock (a lost or stale ``U`` only loosens a threshold, a torn one could not be
 allowed).
 """
 
 import threading
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from ..utils._typing import MatrixLike, NDArray
+from ...utils._threads import map_chunks
+from ...utils._typing import NDArray
 from . import _compiled
-from ._exact_kernel import _GEMM_RTOL, _candidates, _map_chunks, _threshold
-
-Keys = NDArray[np.floating[Any]]
-Index = NDArray[np.intp]
+from ._kernel import GEMM_RTOL, Index, candidates, finish, threshold
+from ._layout import KeyLayout, Keys
 
 # The pool is pruned when it passes max(4 n k, this many) entries.
 _PRUNE_MIN = 1 << 20
 
+#: Where the symmetric path pays: it halves the GEMM flops but keeps a candidate
+#: pool for every row, so the GEMM must dominate the selection: many features, few
+#: neighbours. At few features or many neighbours the plain path is faster and the
+#: pool takes several times its memory (docs/performance.md, "The symmetric
+#: leave-one-out graph", has the measurements behind the two limits).
+SYMMETRIC_MIN_FEATURES = 64
+SYMMETRIC_MAX_NEIGHBORS = 16
 
-class _LooKernel(Protocol):
-    """What the symmetric path reads of a fitted dense :class:`~._exact_kernel._ExactKernel`."""
 
-    @property
-    def _fit_X(self) -> MatrixLike: ...
-    @property
-    def _fit_aug(self) -> Keys | None: ...
-    @property
-    def _key_sqnorm(self) -> NDArray[np.float64]: ...
-    @property
-    def _key_sqnorm_max(self) -> float: ...
+def symmetric_pays(n_samples: int, n_features: int, n_neighbors: int) -> bool:
+    """Whether a leave-one-out graph of this shape is faster on the symmetric path."""
+    return (
+        n_features >= SYMMETRIC_MIN_FEATURES
+        and n_neighbors <= SYMMETRIC_MAX_NEIGHBORS
+        # The path packs row and column indices in 32 bits.
+        and n_samples < 1 << 32
+    )
 
-    def _finish(
-        self, Qc: MatrixLike, qn: NDArray[np.float64] | None, r: Index, c: Index, k: int, n_rows: int
-    ) -> tuple[NDArray[np.float64], Index]: ...
+
+def symmetric_loo_is_usable_for(layout: KeyLayout, n_queries: int, chunk: int, k: int) -> bool:
+    """Whether the leave-one-out graph of ``layout`` takes :func:`symmetric_loo`.
+
+    Dense training points (the float32 keys), more than one chunk of rows (one
+    chunk is one plain GEMM already), a shape where the path pays
+    (:func:`symmetric_pays`) and keys in the range where their rounding band holds
+    (``_compiled.keys_out_of_range``).
+    """
+    aug = layout.aug
+    if aug is None or n_queries <= chunk or not symmetric_pays(aug.shape[0], aug.shape[1] - 1, k):
+        return False
+    return not _compiled.keys_out_of_range(
+        layout.key_sqnorm + layout.key_sqnorm_max, aug.dtype, aug.shape[1], GEMM_RTOL[np.dtype(aug.dtype)]
+    )
 
 
 class _RunningTopK:
@@ -138,13 +154,13 @@ def _prune(
     rows = np.concatenate([p[0] for p in pool])
     cols = np.concatenate([p[1] for p in pool])
     keys = np.concatenate([p[2] for p in pool])
-    ok = keys <= _threshold(cap, scale, dtype)[rows]
+    ok = keys <= threshold(cap, scale, dtype)[rows]
     return rows[ok], cols[ok], keys[ok]
 
 
-#: First size of the compiled piece's output buffers, in k (rows + columns) entries.
-#: Measured at n = 50k, d = 120, k = 10: the largest piece needed 0.88 (the first,
-#: before any cap is known), the median 0.04; so a buffer rarely grows.
+#: First size of the compiled piece's output buffers, in k (rows + columns) entries:
+#: above what the largest piece (the first, before any cap is known) needs on the
+#: shapes where the path pays, so that a buffer rarely grows.
 _PIECE_START = 4
 
 
@@ -163,7 +179,7 @@ def _piece_compiled(
     each direction uses) where numba is unavailable, k is above the compiled
     kernels' limit, or some later point has no finite cap yet (the first pieces:
     the column direction then needs a bound of its own). The thresholds follow
-    ``_exact_kernel._threshold``: the same rule as the numpy path's, so the
+    ``_kernel.threshold``: the same rule as the numpy path's, so the
     final candidate set, and the answer, are the same bit for bit.
     Output buffers are kept per thread in ``local`` and grown when a piece
     overflows them.
@@ -171,9 +187,9 @@ def _piece_compiled(
     mod = _compiled.kernels()
     if mod is None or k > _compiled.MAX_NEIGHBORS or not np.isfinite(cap_cols).all():
         return None
-    rtol = _GEMM_RTOL[np.dtype(V.dtype)]
+    rtol = GEMM_RTOL[np.dtype(V.dtype)]
     band_rows = 2.0 * (rtol * scale_rows)
-    thr_cols = _threshold(cap_cols, scale_cols, V.dtype, finite=True)
+    thr_cols = threshold(cap_cols, scale_cols, V.dtype, finite=True)
     cap_rows = np.array(cap_rows)  # a snapshot: other threads lower the running caps
     n_rows, n_cols = V.shape
     need = getattr(local, "piece_size", _PIECE_START * k * (n_rows + n_cols))
@@ -197,23 +213,23 @@ def _piece_compiled(
 
 
 def symmetric_loo(
-    kernel: _LooKernel, k: int, block: int, workers: int
+    layout: KeyLayout, k: int, block: int, workers: int
 ) -> tuple[NDArray[np.float64], Index]:
     """Squared distances and indices of the k nearest other training points of every point.
 
-    ``kernel`` is fitted on dense data (``_fit_aug`` set); ``block`` rows per block
+    ``layout`` holds dense training points (``aug`` set); ``block`` rows per block
     (the plain path's chunk: the key buffer is ``block x n``), ``workers`` threads.
     Returns the plain path's answer bit for bit: ``(n, k)`` float64 squared
     distances, ascending, ties by the lower index, and their ``intp`` indices.
     """
-    aug = kernel._fit_aug
+    aug = layout.aug
     assert aug is not None and aug.dtype == np.float32, "the symmetric path needs the dense float32 keys"
     assert aug.shape[0] < 1 << 32, "row and column indices are packed in 32 bits"
     n, d = aug.shape[0], aug.shape[1] - 1
     F = np.empty((n, d + 2), dtype=aug.dtype)  # [x, |x|^2/2, 1] (centred)
     F[:, : d + 1] = aug
     F[:, d + 1] = 1.0
-    scale = kernel._key_sqnorm + kernel._key_sqnorm_max
+    scale = layout.key_sqnorm + layout.key_sqnorm_max
     state = _RunningTopK(n, k, aug.dtype)
     pool: list[tuple[Index, Index, Keys]] = []
     # Entries pooled since the last pruning, and the size that triggers the next:
@@ -249,10 +265,10 @@ def symmetric_loo(
                 keep(r + a, c + b, keys)
             else:
                 # Rows of I against every later column (query-major).
-                r, c = _candidates(V, scale[a:b], None, k, 1, cap=state.cap[a:b])
+                r, c = candidates(V, scale[a:b], None, k, 1, cap=state.cap[a:b])
                 keep(r + a, c + b, np.take(V.reshape(-1), r * n_off + c))
         Vd = A @ F[a:b].T
-        r, c = _candidates(Vd, scale[a:b], 0, k, 1, cap=state.cap[a:b])
+        r, c = candidates(Vd, scale[a:b], 0, k, 1, cap=state.cap[a:b])
         keep(r + a, c + a, np.take(Vd.reshape(-1), r * m + c))
         if n_off:
             # Every later row against the columns of I: the same keys, training-major.
@@ -260,11 +276,11 @@ def symmetric_loo(
                 keep(rt + b, ct + a, keys_t)
             else:
                 cap = state.cap[b:]
-                r, c = _candidates(V, scale[b:], None, k, 0, cap=cap, bound=not np.isfinite(cap).all())
+                r, c = candidates(V, scale[b:], None, k, 0, cap=cap, bound=not np.isfinite(cap).all())
                 keep(r + b, c + a, np.take(V.reshape(-1), c * n_off + r))
 
     starts = range(0, n, block)
-    _map_chunks(step, starts, workers)
+    map_chunks(step, starts, workers)
     # The final thresholds: the same rule as every piece's, on the final bounds.
     rows, cols, _ = _prune(pool, state.cap, scale, aug.dtype)
     pool.clear()
@@ -274,12 +290,12 @@ def symmetric_loo(
     edges = np.searchsorted(rows, np.append(np.asarray(starts), n))
     dist = np.empty((n, k), dtype=np.float64)
     ind = np.empty((n, k), dtype=np.intp)
-    X = kernel._fit_X
+    X = layout.X
 
-    def finish(t: int) -> None:
+    def finish_block(t: int) -> None:
         a, b = starts[t], min(starts[t] + block, n)
         lo, hi = edges[t], edges[t + 1]
-        dist[a:b], ind[a:b] = kernel._finish(X[a:b], None, rows[lo:hi] - a, cols[lo:hi], k, b - a)
+        dist[a:b], ind[a:b] = finish(layout, X[a:b], rows[lo:hi] - a, cols[lo:hi], k, b - a)
 
-    _map_chunks(finish, range(len(starts)), workers)
+    map_chunks(finish_block, range(len(starts)), workers)
     return dist, ind

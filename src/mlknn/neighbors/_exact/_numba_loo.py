@@ -1,4 +1,4 @@
-"""The compiled kernels of the symmetric leave-one-out path (``_exact_loo.py``).
+"""The compiled kernels of the symmetric leave-one-out path (``_loo.py``).
 
 One pass per off-diagonal piece of the Gram matrix for both of its readings
 (``loo_piece``), and the merge of candidates into the running k smallest keys per
@@ -32,7 +32,7 @@ def loo_piece(
 
     ``V`` (rows, cols), float32: the keys of the rows of a block I (query-major)
     against the later points (the columns). Per row ``i`` (the rule of
-    ``_exact_kernel._candidates`` with a cap): the threshold
+    ``_kernel.candidates`` with a cap): the threshold
     ``float32(min(kth_i, cap_row[i]) + band_row[i] + 1e-300)``, capped at the
     largest float32, where ``kth_i`` is the k-th smallest of the row's ``m``-column
     group minima and tail keys (+inf with fewer than k of them); the entries at or
@@ -116,7 +116,7 @@ def loo_piece(
 
 @njit(cache=True, nogil=True)
 def offer_running(best: Any, cap: Any, rows: Any, keys: Any) -> None:
-    """Merge candidate keys into per-row running k smallest (``_exact_loo._RunningTopK``).
+    """Merge candidate keys into per-row running k smallest (``_loo._RunningTopK``).
 
     ``best`` (n, k) float32 holds each row's k smallest keys so far (+inf where
     fewer), ``cap`` (n,) float64 their maximum. A key under its row's cap replaces

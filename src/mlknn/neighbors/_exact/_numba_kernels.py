@@ -7,7 +7,7 @@ GIL (``nogil=True``): ``_compiled.py`` runs row ranges on several Python threads
 which is safe under concurrent callers (numba's own ``parallel=True`` pool, with its
 default workqueue layer, aborts the process when two threads launch kernels at once).
 
-Exactness (the contract of ``_exact_kernel.py``): squared distances are summed in
+Exactness (the contract of ``_kernel.py``): squared distances are summed in
 float64 in the order of numpy's pairwise summation (``np.add.reduce`` along a
 contiguous row: 8 accumulators per block of at most 128 terms, blocks halved
 recursively), so that they equal, bit for bit, the numpy fallback's
@@ -204,10 +204,10 @@ def select_rows(
     the keys may have overflowed (``_compiled.keys_out_of_range``), every training
     point is a candidate.
 
-    Steps 2-3 of ``_exact_kernel``, per row: the minima of ``m`` interleaved groups
+    Steps 2-3 of ``_kernel``, per row: the minima of ``m`` interleaved groups
     (column j in group ``j mod n_groups``; one vectorised pass), the k-th smallest
     of those minima and of the tail columns as the upper bound (``_kth_filtered``),
-    plus twice the rounding bound (the rule of ``_exact_kernel._threshold``); then
+    plus twice the rounding bound (the rule of ``_kernel.threshold``); then
     the members of the groups under the threshold whose key is under it: every
     true neighbour and every tie at the boundary (collected without branches:
     about k of them, the branches mispredicted on each). Their squared distances
@@ -368,7 +368,7 @@ def _kth_smallest(pool: Any, k: int, buf: Any) -> float:
 
 @njit(cache=True, nogil=True, inline="always")
 def band_of(rtol: float, scale: float) -> float:
-    """Twice the GEMM rounding bound of a row (``_exact_kernel._threshold``)."""
+    """Twice the GEMM rounding bound of a row (``_kernel.threshold``)."""
     return 2.0 * (rtol * scale)
 
 
