@@ -125,6 +125,12 @@ class BruteNeighbors(BaseEstimator):
         dist, ind = self._index.kneighbors(Q, n_neighbors, working_memory=self.working_memory, n_jobs=self.n_jobs)
         return (dist, ind) if return_distance else ind
 
+    @property
+    def _fit_X(self) -> MatrixLike:
+        """The prepared training points (CSR or C-contiguous, unit rows for cosine),
+        as every backend names them; read by the stream updates."""
+        return self._index.layout.X
+
     def _squared_kneighbors(self, X: MatrixLike, n_neighbors: int) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
         """``kneighbors`` with squared Euclidean distances (of the prepared points),
         ``n_neighbors`` already checked (``ExactIndex.squared_kneighbors``)."""

@@ -167,7 +167,7 @@ def _compiled_training_major(
         r = np.empty(size, dtype=np.intp)
         c = np.empty(size, dtype=np.intp)
         try:
-            count = mod.training_majorcandidates(V, band, k, group_size(n_fit, k), offset, r, c)
+            count = mod.training_major_candidates(V, band, k, group_size(n_fit, k), offset, r, c)
         except Exception as exc:  # a numba failure at run time: the numpy path
             _compiled.disable(exc)
             return None
