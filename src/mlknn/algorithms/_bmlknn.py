@@ -126,8 +126,16 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     smoothing : float, default=1.0
         s >= 0.
     neighbors : str or object, default="brute"
+        Neighbour-search backend: a name of :func:`mlknn.neighbors.available_backends`
+        (``"brute"``, exact, the default; ``"faiss"``, ``"hnswlib"``, ``"pynndescent"``...)
+        or an object with ``fit`` and ``kneighbors``.
     metric : str, default="euclidean"
+        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
+        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
     n_jobs : int, optional
+        Threads of the neighbour search (chunks of queries in parallel). None: as many
+        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
+        counting and the decision rule are vectorised and take no threads of their own.
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`), as for :class:`MLkNN`: the
         k neighbours are those of the re-ranked graph, and ``radius`` is still
@@ -326,11 +334,17 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
     n_neighbors : int, default=10
         Width of the first kNN search (and the k of ``radius="auto"``).
     smoothing : float, default=1.0
+        s >= 0 of the prior and likelihood estimates; 1 is Laplace smoothing.
     neighbors : str or object, default="brute"
         The backend must have ``radius_neighbors_counts`` (the ``brute`` one has)
         when the radius holds more than ``n_neighbors`` points.
     metric : str, default="euclidean"
+        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
+        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
     n_jobs : int, optional
+        Threads of the neighbour search (chunks of queries in parallel). None: as many
+        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
+        counting and the decision rule are vectorised and take no threads of their own.
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
         the estimator itself draws nothing.

@@ -90,7 +90,12 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
+        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
+        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
     n_jobs : int, optional
+        Threads of the neighbour search (chunks of queries in parallel). None: as many
+        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
+        counting and the decision rule are vectorised and take no threads of their own.
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
         Hubness reduction applied to every neighbour graph before the vote
         (Teng et al.'s (2025) BRkNNa-ls, -mp and -dsl; see :mod:`mlknn.hubness`).

@@ -146,7 +146,12 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
+        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
+        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
     n_jobs : int, optional
+        Threads of the neighbour search (chunks of queries in parallel). None: as many
+        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
+        counting and the decision rule are vectorised and take no threads of their own.
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
 

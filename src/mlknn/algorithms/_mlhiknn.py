@@ -162,6 +162,8 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
+        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
+        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
     n_jobs : int, optional
         Parallel jobs of the neighbour search (the regressions run in BLAS,
         whose threads threadpoolctl controls).

@@ -381,12 +381,17 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     metric : str, default="euclidean"
+        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
+        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
     n_jobs : int, optional
+        Threads of the neighbour search (chunks of queries in parallel). None: as many
+        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
+        counting and the decision rule are vectorised and take no threads of their own.
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`): the neighbourhoods of the
         training instances (leave-one-out) and of the queries are re-ranked by
-        local scaling, mutual proximity (empiric / Gaussian) or DSL, as in seed
-        001's MLKNN-ls / -mp / -dsl (Algorithm 5). None: plain kNN.
+        local scaling, mutual proximity (empiric / Gaussian) or DSL, as in Teng et
+        al.'s (2025) MLKNN-ls / -mp / -dsl (Algorithm 5). None: plain kNN.
     variant : {"paper", "skmultilearn", "mulan"}, default="paper"
         Which reading of ML-kNN:
 

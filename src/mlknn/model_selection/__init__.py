@@ -2,13 +2,13 @@
 
 The three protocols of the papers mlknn reproduces:
 
-=========  ===============================  =====================================
-name       what                             seed
-=========  ===============================  =====================================
-kfold      5 repetitions of 10-fold CV      000 (DML-kNN, Tables 4-8)
-5x2        5 repetitions of 2-fold CV       001 (MLHiKNN, Tables 3-15)
-holdout    10 random 80/20 train/test       002 (BML-kNN, Tables 5-10)
-=========  ===============================  =====================================
+=========  ===============================  =========================================
+name       what                             paper
+=========  ===============================  =========================================
+kfold      5 repetitions of 10-fold CV      Younes et al. (2011), DML-kNN, Tables 4-8
+5x2        5 repetitions of 2-fold CV       Teng et al. (2025), MLHiKNN, Tables 3-15
+holdout    10 random 80/20 train/test       the BML-kNN paper, Tables 5-10
+=========  ===============================  =========================================
 
 Every splitter yields :class:`Fold` objects (repeat, fold, sorted train and test
 indices), is deterministic given ``random_state`` and, with ``stratify=True``,

@@ -199,8 +199,8 @@ class MultiLabelChi2Selector:
         * ``"presence-max"``: :func:`presence_chi2` (Yang and Pedersen's 2 x 2
           table of presence and label), maximum over labels (their chi2_max);
         * ``"presence-avg"``: the same, averaged with the label priors as
-          weights, ``sum_l P(l) chi2(t, l)`` (their chi2_avg). With it, seed
-          000's enron cells reproduce (docs/reproduction.md).
+          weights, ``sum_l P(l) chi2(t, l)`` (their chi2_avg). With it, Younes et al.'s
+          (2011) enron cells reproduce (docs/reproduction.md).
 
     See Also
     --------
