@@ -60,9 +60,15 @@ _SEARCH_RECALL = "search_recall"  # mlknn.experiments._runner.SEARCH_RECALL
 MIN_DATASETS_FOR_RANK_TESTS = 10
 
 # Papers by author and year (the headings name them, not internal seed numbers).
-_MLHIKNN = "MLHiKNN paper (Mathematics, 2025)"
+_MLHIKNN = "Teng et al. (2025)"
 _YOUNES = "Younes et al. (2011)"
-_BMLKNN = "BML-kNN paper (distance and quantity constraints)"
+_BMLKNN = "the BML-kNN paper (distance and quantity constraints)"
+
+#: Measures equal to another one of the report, shown once: the other's name and why.
+_SAME_AS = {
+    "macro_accuracy": ("hamming_loss", "the mean over labels of (TP + TN) / n, which is 1 - hamming_loss"),
+    "micro_accuracy": ("hamming_loss", "(TP + TN) / (n q) over all labels, which is 1 - hamming_loss"),
+}
 
 if TYPE_CHECKING:
     from ..experiments import ResultsDB
@@ -363,7 +369,14 @@ def build_sections(rows: Sequence[Row], *, metrics: Sequence[str] | None = None,
     for idx, (proto, search, grows, recall) in enumerate(_split_groups(rows, metrics)):
         g = Group(proto, search, grows)
         g.metrics = [m for m in METRIC_NAMES if m in g.metrics] + [m for m in g.metrics if m not in METRIC_NAMES]
+        shown_once = [m for m in g.metrics if m in _SAME_AS and _SAME_AS[m][0] in g.metrics]
+        g.metrics = [m for m in g.metrics if m not in shown_once]
         sections.append(_setup_section(idx, g, recall))
+        if shown_once:
+            sections[-1].paragraphs.append(
+                "Shown once: " + "; ".join(f"{m} is {_SAME_AS[m][1]}" for m in shown_once)
+                + " (the results database keeps every measure; `mlknn export`)."
+            )
         ties_text = ties_paragraph(g.metrics, {r["metric"] for r in rows})
         if ties_text:
             sections[-1].paragraphs.append(ties_text)

@@ -77,6 +77,7 @@ def summary_table(g: Group) -> Table:
 
     header = ["Configuration"] + [f"{m} {_arrow(m)}" for m in g.metrics] + ["avg rank"]
     cells = [[lab] for lab in g.labels]
+    unaveraged: list[str] = []
     bold: set[tuple[int, int]] = set()
     rank_sum, rank_n = np.zeros(len(g.configs)), 0
     for col, m in enumerate(g.metrics):
@@ -90,9 +91,21 @@ def summary_table(g: Group) -> Table:
                 warnings.simplefilter("ignore", RuntimeWarning)
                 mean = np.nanmean(T, axis=0)
                 sd = np.nanstd(T, axis=0, ddof=1)
+        if T.shape[0] > 1 and not averages_across_datasets(m):
+            # Its scale depends on the dataset (coverage counts labels): the configurations'
+            # average rank over the datasets instead of a mean and an sd over them.
+            unaveraged.append(m)
+            complete = ~np.any(np.isnan(T), axis=1)
+            r = average_ranks(T[complete], _gib(m))[0].mean(axis=0) if complete.any() else mean * np.nan
+            for j in range(len(g.configs)):
+                cells[j].append("-" if not np.isfinite(r[j]) else f"rank {fmt(r[j], 2)}")
+            best_rank = np.nanmin(r) if np.any(np.isfinite(r)) else np.nan
+            bold.update((j, col + 1) for j in np.flatnonzero(np.isclose(r, best_rank)).tolist())
         for j in range(len(g.configs)):
+            if m in unaveraged:
+                continue
             cells[j].append("-" if not np.isfinite(mean[j]) else f"{fmt(mean[j])} ± {fmt(sd[j])}")
-        if np.any(np.isfinite(mean)):
+        if np.any(np.isfinite(mean)) and m not in unaveraged:
             best = np.nanmax(mean) if _gib(m) else np.nanmin(mean)
             for j in np.flatnonzero(np.isclose(mean, best, rtol=0, atol=5e-4)).tolist():
                 bold.add((j, col + 1))
@@ -107,7 +120,17 @@ def summary_table(g: Group) -> Table:
     if rank_n:
         for j in np.flatnonzero(np.isclose(avg, np.nanmin(avg))).tolist():
             bold.add((j, len(header) - 1))
-    return Table("Summary", header, cells, bold, "")
+    note = ""
+    if unaveraged:
+        note = (f"{', '.join(unaveraged)}: its scale depends on the dataset (the number of labels), so no mean or sd "
+                "over the datasets; the cell is the configuration's average rank over them (1 = best).")
+    return Table("Summary", header, cells, bold, note)
+
+
+def averages_across_datasets(metric: str) -> bool:
+    """Whether a measure's mean over datasets means something: not for coverage (its scale is the
+    number of labels, so datasets with many labels would dominate) in any tie reading."""
+    return metric.split("[")[0] != "coverage"
 
 
 # --------------------------------------------------------------- per metric
@@ -243,12 +266,14 @@ def time_table(g: Group) -> Table:
                 cells.append("-")
                 continue
             arr = np.array([v for v in t.values()], dtype=float)
-            fit, pred, srch = np.nanmean(arr, axis=0)
+            fit, pred, srch = np.nanmedian(arr, axis=0)
             cells.append(f"{fit:.3f} / {pred:.3f} / {srch:.3f}")
         rows.append(cells)
     note = (
-        "mean seconds per fold: fit / predict / neighbour search. The search is done once per fold for all "
-        "kNN configurations (shared), so it is not part of their fit or predict time."
+        "median seconds per fold: fit / predict / neighbour search. The median, not the mean: the first fold each "
+        "worker process runs also pays one-off costs (imports, compiling the search kernel), which would dominate "
+        "a mean over a few folds. The search is done once per fold for all kNN configurations (shared), so it is "
+        "not part of their fit or predict time."
     )
     return Table("run time (s)", header, rows, set(), note)
 

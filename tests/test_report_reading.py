@@ -1,0 +1,48 @@
+"""The report as a reader meets it: measures shown once, no sd over datasets for coverage, median run time."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from mlknn.experiments import ExperimentConfig, ProtocolConfig, run_experiment  # noqa: E402
+from mlknn.report import build_report  # noqa: E402
+from mlknn.report._tables import averages_across_datasets  # noqa: E402
+
+
+def _data(seed, n=50, q=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    Y = (X @ rng.normal(size=(3, q)) + 0.5 * rng.normal(size=(n, q)) > 0).astype(np.uint8)
+    return X, Y
+
+
+@pytest.fixture(scope="module")
+def two_dataset_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rep") / "r.db"
+    cfg = ExperimentConfig(datasets=("d1", "d2"), algorithms=("mlknn", "brknn"), k=(3,),
+                           protocol=ProtocolConfig("5x2", n_repeats=1, seed=0))
+    run_experiment(cfg, path, data={"d1": _data(1, q=3), "d2": _data(2, q=6)})
+    return path
+
+
+def test_equal_measures_are_shown_once_with_a_note(two_dataset_db, tmp_path):
+    md = build_report(two_dataset_db, tmp_path / "a", dataset_figures=False)["markdown"].read_text()
+    assert "Shown once: macro_accuracy is" in md and "micro_accuracy is" in md and "1 - hamming_loss" in md
+    assert "macro_accuracy ↑" not in md and "hamming_loss ↓" in md
+
+
+def test_coverage_is_ranked_not_averaged_over_datasets(two_dataset_db, tmp_path):
+    md = build_report(two_dataset_db, tmp_path / "b", metrics=["coverage", "hamming_loss"],
+                      dataset_figures=False)["markdown"].read_text()
+    summary = md[md.index("Summary"):md.index("Results per metric")]
+    assert "rank 1.00" in summary or "rank 1.50" in summary
+    assert "coverage: its scale depends on the dataset" in summary
+    assert not averages_across_datasets("coverage[mulan]") and averages_across_datasets("ranking_loss")
+
+
+def test_run_time_is_the_median_over_folds(two_dataset_db, tmp_path):
+    md = build_report(two_dataset_db, tmp_path / "c", metrics=["hamming_loss"], dataset_figures=False)["markdown"].read_text()
+    assert "median seconds per fold" in md and "one-off costs" in md
