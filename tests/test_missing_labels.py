@@ -179,3 +179,14 @@ def test_all_unknown_refused():
     X, Y01, _ = _data()
     with pytest.raises(ValueError, match="every entry of Y is unknown"):
         MLkNN(4).fit(X, np.full(Y01.shape, np.nan))
+
+
+@pytest.mark.parametrize("est", [MLkNN(4), DMLkNN(4, delta=1), BRkNN(4)], ids=["MLkNN", "DMLkNN", "BRkNN"])
+def test_saved_and_loaded_with_its_unknown_entries(est, tmp_path):
+    from mlknn import persistence
+
+    X, _, Y = _data(8)
+    model = clone(est).fit(X, Y)
+    persistence.save(model, tmp_path / "m.mlknn")
+    again = persistence.load(tmp_path / "m.mlknn")
+    assert np.array_equal(again.predict_proba(X[:30]), model.predict_proba(X[:30]))

@@ -25,7 +25,8 @@ choice: every unknown entry is a 0 and nothing here runs.
 """
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,8 +35,13 @@ from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from ._kernels import label_frequencies, safe_ratio
 
 
-class MissingLabels(NamedTuple):
-    """The unknown entries of a training Y and what the counts need from them."""
+@dataclass
+class MissingLabels:
+    """The unknown entries of a training Y and what the counts need from them.
+
+    A plain class, not a named tuple: :mod:`mlknn.persistence` stores tuples as
+    tuples, objects with their class.
+    """
 
     #: uint8 (n, q): 1 marks an unknown entry (ndarray, or CSR for a sparse Y).
     unknown: MatrixLike
