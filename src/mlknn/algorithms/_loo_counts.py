@@ -24,8 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
-from ..neighbors._compiled import run_ranges, threads_for
 from ..utils._param_validation import get_chunk_n_rows
+from ..utils._threads import run_ranges, threads_for
 from ..utils._typing import IntArray, MatrixLike, NDArray, SparseMatrix
 
 #: Below this many (row, removed neighbour) pairs per thread, one thread does the pass.
