@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
 from .algorithms._mlknn import MLkNN
 from .base import Explanation
+from .utils._config import config_context, get_config, set_config
+from .utils._resources import InsufficientMemoryError, LongFitWarning
 from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
 
 if TYPE_CHECKING:  # the lazy names of __getattr__, for type checkers
@@ -40,13 +42,18 @@ __all__ = [
     "Explanation",
     "FeatureScaleWarning",
     "IBLR",
+    "InsufficientMemoryError",
     "LabelSpaceTooLargeError",
+    "LongFitWarning",
     "MLHiKNN",
     "MLkNN",
     "NeighborhoodClassifier",
     "__version__",
+    "config_context",
+    "get_config",
     "load",
     "save",
+    "set_config",
     "show_versions",
 ]
 

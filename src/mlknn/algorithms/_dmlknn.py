@@ -19,7 +19,9 @@ from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._topk import topk_from_dense
+from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
+from ._footprint import dmlknn_estimate
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio
 from ._loo_counts import dense_bin_moves
 from ._missing import MissingLabels, missing_labels_of, observed_counts
@@ -258,6 +260,10 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         self.random_state = random_state
         self.max_samples = max_samples
         self.missing_labels = missing_labels
+
+    def _method_estimate(self, size: ProblemSize, action: str) -> ResourceEstimate:
+        # Dense in q: see mlknn.algorithms._footprint.
+        return dmlknn_estimate(size, action)
 
     # ------------------------------------------------------------------ fit
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:

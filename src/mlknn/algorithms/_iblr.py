@@ -24,7 +24,9 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._typing import BoolArray, FloatArray, LabelMatrix, MatrixLike, NDArray
+from ._footprint import iblr_estimate
 from ._kernels import constant_labels, neighbor_label_counts
 from ._logistic import fit_logistic_batched
 from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
@@ -298,6 +300,10 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
         if sp.issparse(X):
             return sp.hstack([X.astype(np.float64), sp.csr_matrix(meta)], format="csr")
         return np.hstack([np.asarray(X, dtype=np.float64), meta])
+
+    def _method_estimate(self, size: ProblemSize, action: str) -> ResourceEstimate:
+        # Dense in q: see mlknn.algorithms._footprint.
+        return iblr_estimate(size, action, bool(self.include_features), float(self._C()), int(self.max_iter))
 
     # --------------------------------------------------------------- fit
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:

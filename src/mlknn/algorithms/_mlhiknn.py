@@ -34,8 +34,10 @@ from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KN
 from ..hubness import k_occurrence
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Interval, Real, StrOptions
+from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from . import _logistic_fused
+from ._footprint import mlhiknn_estimate
 from ._kernels import constant_labels
 from ._logistic import fit_logistic_batched
 from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
@@ -267,6 +269,10 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.max_samples = max_samples
+
+    def _method_estimate(self, size: ProblemSize, action: str) -> ResourceEstimate:
+        # Dense in q: see mlknn.algorithms._footprint.
+        return mlhiknn_estimate(size, action)
 
     # ------------------------------------------------------------ training
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:

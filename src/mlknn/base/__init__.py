@@ -57,6 +57,7 @@ from ._explanation import Explanation as Explanation
 from ._explanation import Term as Term
 from ._graph_api import _GraphReuseMixin
 from ._loo import _CrossFitMixin
+from ._guards import _ResourceGuardMixin
 from ._outputs import _container_kind as _container_kind
 from ._outputs import _LabelOutputMixin
 from ._outputs import _num_rows as _num_rows
@@ -117,8 +118,8 @@ class MultiLabelMixin:
 
 
 class KNNMultiLabelBase(
-    MultiLabelMixin, _GraphReuseMixin, _ExplainMixin, _LabelOutputMixin, _CrossFitMixin, ClassifierMixin,
-    BaseEstimator,
+    MultiLabelMixin, _GraphReuseMixin, _ExplainMixin, _LabelOutputMixin, _CrossFitMixin, _ResourceGuardMixin,
+    ClassifierMixin, BaseEstimator,
 ):
     """Base class: validation, neighbour search and the graph hooks.
 
@@ -296,6 +297,7 @@ class KNNMultiLabelBase(
         container = _container_kind(Y)
         Y, unknown = split_unknown_labels(self, Y, Y_missing)
         X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
+        self._guard_fit(X, Y)
         Y = self._labels_for_fit(Y)
         unknown = unknown_like(unknown, Y)
         if not self._normalises_features:
@@ -423,6 +425,7 @@ class KNNMultiLabelBase(
         """
         check_is_fitted(self)
         self._check_dense_scores(_num_rows(X))
+        self._check_resources("predict_proba", self._rows_scored(X))
         graph, X = self.query_graph(X)
         return self._predict_proba_graph(graph, X)
 
@@ -440,6 +443,8 @@ class KNNMultiLabelBase(
             of the container kind given (``csr_matrix`` or ``csr_array``) when
             fitted on sparse labels.
         """
+        check_is_fitted(self)
+        self._check_resources("predict", self._rows_scored(X))
         graph, X = self.query_graph(X)
         return self._format_prediction(self._predict_graph(graph, X))
 
@@ -464,6 +469,7 @@ class KNNMultiLabelBase(
         """
         check_is_fitted(self)
         k = self._check_k(k)
+        self._check_resources("predict_topk", self._rows_scored(X))
         graph, X = self.query_graph(X)
         return self._predict_topk_graph(graph, X, k)
 
