@@ -18,8 +18,8 @@ from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KN
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
-from ..utils._topk import topk_from_dense
 from ..utils._resources import ProblemSize, ResourceEstimate
+from ..utils._topk import topk_from_dense
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 from ._footprint import dmlknn_estimate
 from ._kernels import map_decision, map_posterior, neighbor_label_counts, safe_ratio

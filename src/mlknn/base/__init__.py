@@ -56,8 +56,8 @@ from ._explain_api import _ExplainMixin
 from ._explanation import Explanation as Explanation
 from ._explanation import Term as Term
 from ._graph_api import _GraphReuseMixin
-from ._loo import _CrossFitMixin
 from ._guards import _ResourceGuardMixin
+from ._loo import _CrossFitMixin
 from ._outputs import _container_kind as _container_kind
 from ._outputs import _LabelOutputMixin
 from ._outputs import _num_rows as _num_rows
