@@ -8,7 +8,8 @@ n_fitted = 100,000, d = 64, q = 20 labels (scikit-learn's
 features standardised), batches of 1,000, MLkNN(n_neighbors=10), the brute
 backend. Both are timed in the same run, interleaved (refit, update, refit,
 update, ...), each update on a fresh copy of the fitted model (the copy is not
-timed); the minimum over the rounds is reported (the machine is shared: the
+timed), plus, per round, an update by a single row (a stream fed row by row, as
+river's ``learn_one``; compared with the same refit); the minimum over the rounds is reported (the machine is shared: the
 least disturbed run of each), with the load average. The run also checks that
 the updated model's tables equal the refit's (``equal``).
 
@@ -59,7 +60,7 @@ def main():
     for name in args.estimators:
         make = getattr(mlknn, name)
         t_first, fitted = timed(lambda: make(n_neighbors=10).partial_fit(X[old], Y[old]))
-        best = {"refit": float("inf"), "partial_fit": float("inf")}
+        best = {"refit": float("inf"), "partial_fit": float("inf"), "one_row": float("inf")}
         updated = refit = None
         for _ in range(args.repeats):
             t, refit = timed(lambda: make(n_neighbors=10).fit(X, Y))
@@ -67,19 +68,24 @@ def main():
             work = copy.deepcopy(fitted)
             t, updated = timed(lambda: work.partial_fit(X[new], Y[new]))
             best["partial_fit"] = min(best["partial_fit"], t)
+            work = copy.deepcopy(fitted)  # a stream of single rows (river's learn_one)
+            t, _ = timed(lambda: work.partial_fit(X[args.n : args.n + 1], Y[args.n : args.n + 1]))
+            best["one_row"] = min(best["one_row"], t)
         equal = all(
             np.array_equal(getattr(refit, a), getattr(updated, a))
             for a in ("prior_", "cond_prob_true_", "cond_prob_false_") if hasattr(refit, a)
         ) and np.array_equal(refit.predict_proba(X[:2000]), updated.predict_proba(X[:2000]))
         record = {"estimator": name, "n_fitted": args.n, "d": args.d, "q": args.q, "batch": args.batch,
                   "first_partial_fit_s": t_first, "refit_s": best["refit"], "partial_fit_s": best["partial_fit"],
-                  "ratio": best["partial_fit"] / best["refit"], "equal": bool(equal), "loadavg": load_average()}
+                  "ratio": best["partial_fit"] / best["refit"], "one_row_partial_fit_s": best["one_row"],
+                  "equal": bool(equal), "loadavg": load_average()}
         print(json.dumps(record), flush=True)
         rows.append(record)
     print(markdown_table(
-        ["estimator", "n fitted", "batch", "refit (s)", "partial_fit (s)", "partial_fit / refit", "equal"],
-        [[r["estimator"], r["n_fitted"], r["batch"], r["refit_s"], r["partial_fit_s"], r["ratio"], r["equal"]]
-         for r in rows]))
+        ["estimator", "n fitted", "batch", "refit (s)", "partial_fit (s)", "partial_fit / refit", "one row (s)",
+         "equal"],
+        [[r["estimator"], r["n_fitted"], r["batch"], r["refit_s"], r["partial_fit_s"], r["ratio"],
+          r["one_row_partial_fit_s"], r["equal"]] for r in rows]))
 
 
 if __name__ == "__main__":
