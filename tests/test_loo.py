@@ -297,3 +297,15 @@ def test_no_predict_proba():
     X, Y = _tied_data(duplicates=False)
     with pytest.raises(ValueError, match="must have predict_proba"):
         loo_predict_proba(LinearSVC(), X, Y[:, 0])
+
+
+def test_exact_on_real_data(data_dir):
+    # emotions' first 60 training rows, min-max scaled: real features, 6 labels.
+    from mlknn.datasets import load
+
+    data = load("emotions", split="train", data_home=data_dir)
+    X = np.asarray(data.X)[:60]
+    X = (X - X.min(axis=0)) / np.maximum(X.max(axis=0) - X.min(axis=0), 1e-12)
+    Y = np.asarray(data.Y.toarray() if sp.issparse(data.Y) else data.Y)[:60]
+    for est in (MLkNN(n_neighbors=10), NeighborhoodClassifier(n_neighbors=10)):
+        np.testing.assert_allclose(loo_predict_proba(est, X, Y), loop_loo_proba(est, X, Y), rtol=0, atol=1e-12)
