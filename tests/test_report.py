@@ -177,15 +177,16 @@ def test_safe_names_differ_for_different_datasets():
     assert dataset_label("/data/yeast-train.arff.gz") == "yeast-train" and dataset_label("yeast") == "yeast"
 
 
-def test_cooccurrence_labels_are_cut_with_an_ellipsis():
+def test_cooccurrence_shows_full_label_names():
     from mlknn.plots._displays import shorten_label
 
     assert shorten_label("short") == "short"
     assert shorten_label("amazed-suprised") == "amazed-supris…" and len(shorten_label("x" * 40)) == 14
-    Y = np.array([[1, 0], [1, 1], [0, 1]])
-    d = LabelCooccurrenceDisplay.from_labels(Y, ["a-very-long-label-name", "b"]).plot()
+    Y = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1]])
+    d = LabelCooccurrenceDisplay.from_labels(Y, ["amazed-suprised", "b", "y" * 60]).plot()
     ticks = [t.get_text() for t in d.ax_.get_xticklabels()]
-    assert ticks[0].endswith("…") and ticks[1] == "b"
+    # Full names (emotions' "amazed-suprised" was cut before); only a name past 40 characters is cut.
+    assert ticks[:2] == ["amazed-suprised", "b"] and ticks[2].endswith("…") and len(ticks[2]) == 40
     plt.close(d.figure_)
 
 

@@ -46,3 +46,18 @@ def test_coverage_is_ranked_not_averaged_over_datasets(two_dataset_db, tmp_path)
 def test_run_time_is_the_median_over_folds(two_dataset_db, tmp_path):
     md = build_report(two_dataset_db, tmp_path / "c", metrics=["hamming_loss"], dataset_figures=False)["markdown"].read_text()
     assert "median seconds per fold" in md and "one-off costs" in md
+
+
+def test_metric_versus_k_has_error_bars_of_the_folds():
+    import matplotlib.pyplot as plt
+
+    from mlknn.plots import ParameterCurveDisplay
+
+    rows = [{"metric": "macro_auc", "algorithm": "mlknn", "params": '{"n_neighbors": %d}' % k, "dataset": "d",
+             "value": v, "fold": f} for k, vs in ((5, (0.78, 0.82)), (10, (0.80, 0.86))) for f, v in enumerate(vs)]
+    d = ParameterCurveDisplay.from_results(rows, dataset="d").plot()
+    np.testing.assert_allclose(d.curves["mlknn"][1], [0.80, 0.83])
+    np.testing.assert_allclose(d.errors["mlknn"], [np.std([0.78, 0.82], ddof=1), np.std([0.80, 0.86], ddof=1)])
+    assert len(d.ax_.containers) == 1  # one ErrorbarContainer
+    assert "sd over folds" in d.title
+    plt.close(d.figure_)

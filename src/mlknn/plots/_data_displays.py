@@ -242,9 +242,11 @@ class LabelCooccurrenceDisplay:
                         ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
                                 color="w" if v < 0.6 else "k")  # fmt: skip
             if self.label_names is not None:
-                short = [shorten_label(n) for n in self.label_names]
-                ax.set_xticks(range(q), short, rotation=60, ha="right", fontsize=6)
-                ax.set_yticks(range(q), short, fontsize=6)
+                # Full names (the matrix is annotated only for few labels, so they fit); only
+                # an unusually long name is cut, at 40 characters.
+                names = [shorten_label(n, 40) for n in self.label_names]
+                ax.set_xticks(range(q), names, rotation=60, ha="right", fontsize=6)
+                ax.set_yticks(range(q), names, fontsize=6)
         ax.set_title(title, fontsize=10)
         self.figure_, self.ax_ = fig, ax
         return self

@@ -226,6 +226,8 @@ class ParameterCurveDisplay:
     param : str
     ylabel : str
     title : str
+    errors : dict of str -> y errors, optional
+        Error bars per curve (``from_results`` of one dataset: the sd over the folds).
 
     See Also
     --------
@@ -247,11 +249,13 @@ class ParameterCurveDisplay:
     figure_: Figure | SubFigure
     ax_: Axes
 
-    def __init__(self, curves: Mapping[str, Curve], param: str, ylabel: str, title: str = "") -> None:
+    def __init__(self, curves: Mapping[str, Curve], param: str, ylabel: str, title: str = "",
+                 errors: Mapping[str, NDArray[np.float64]] | None = None) -> None:  # fmt: skip
         self.curves = dict(curves)
         self.param = param
         self.ylabel = ylabel
         self.title = title
+        self.errors = dict(errors) if errors is not None else {}
 
     @classmethod
     def from_results(cls, rows: Iterable[Mapping[str, Any]], *, param: str = "n_neighbors",
@@ -279,17 +283,21 @@ class ParameterCurveDisplay:
         from ..metrics import GREATER_IS_BETTER
 
         gib = GREATER_IS_BETTER.get(metric, True) if greater_is_better is None else greater_is_better
+        rows = list(rows)  # read twice: the means, then the sds of one dataset's curves
         means = _curve_means(rows, param, metric, algorithms)
         lines = sorted({k[1] for k in means}, key=_natural_key)
+        errors: dict[str, NDArray[np.float64]] = {}
         if dataset is not None:
             curves = _dataset_curves(means, lines, dataset)
-            ylabel, ttl = metric, title or f"{metric} versus {param}: {dataset}"
+            sds = _curve_sds(rows, param, metric, algorithms)
+            errors = {line: np.array([sds.get((dataset, line, x), np.nan) for x in xs]) for line, (xs, _) in curves.items()}
+            ylabel, ttl = metric, title or f"{metric} versus {param}: {dataset} (bars: ± sd over folds)"
         else:
             curves, n = _rank_curves(means, lines, gib)
             ylabel = f"average rank ({metric})"
             ttl = title or f"average rank on {metric} versus {param} ({n} datasets)"
         curves = {k: v for k, v in curves.items() if len(v[0]) >= 2}
-        return cls(curves, param, ylabel, ttl)
+        return cls(curves, param, ylabel, ttl, errors={k: v for k, v in errors.items() if k in curves})
 
     def plot(self, ax: Axes | None = None) -> Self:
         """Draw one line per algorithm (an infinite value one step right of the largest).
@@ -320,7 +328,12 @@ class ParameterCurveDisplay:
             inf_at = u.max() + step
         for name, (x, y) in self.curves.items():
             x = np.where(np.isinf(x), inf_at if inf_at is not None else np.nan, x)
-            ax.plot(x, y, "o-", ms=3, lw=1.2, label=name)
+            err = self.errors.get(name)
+            if err is not None and np.isfinite(err).any():
+                ax.errorbar(x, y, yerr=np.nan_to_num(err), fmt="o-", ms=3, lw=1.2, capsize=2, elinewidth=0.8,
+                            label=name)  # fmt: skip
+            else:
+                ax.plot(x, y, "o-", ms=3, lw=1.2, label=name)
         if inf_at is not None:
             ticks = list(np.unique(finite)) + [inf_at]
             ax.set_xticks(ticks, [f"{t:g}" for t in ticks[:-1]] + ["inf"])
@@ -340,6 +353,22 @@ def _curve_means(
     rows: Iterable[Mapping[str, Any]], param: str, metric: str, algorithms: Collection[str] | None
 ) -> _Means:
     """{(dataset, line, x): mean over folds}; a line is an algorithm with its other parameters."""
+    by = _curve_values(rows, param, metric, algorithms)
+    return {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
+
+
+def _curve_sds(
+    rows: Iterable[Mapping[str, Any]], param: str, metric: str, algorithms: Collection[str] | None
+) -> _Means:
+    """{(dataset, line, x): sd over folds} (NaN with fewer than two finite values)."""
+    by = _curve_values(rows, param, metric, algorithms)
+    return {key: float(np.nanstd(v, ddof=1)) if np.isfinite(v).sum() > 1 else np.nan for key, v in by.items()}
+
+
+def _curve_values(
+    rows: Iterable[Mapping[str, Any]], param: str, metric: str, algorithms: Collection[str] | None
+) -> dict[tuple[str, str, float], list[float]]:
+    """{(dataset, line, x): the values over folds}."""
     import json
 
     by: dict[tuple[str, str, float], list[float]] = {}
@@ -353,7 +382,7 @@ def _curve_means(
         rest = tuple(sorted(("k" if k == "n_neighbors" else k, str(v)) for k, v in params.items() if k != param))
         line = r["algorithm"] + ("" if not rest else "(" + ", ".join(f"{k}={v}" for k, v in rest) + ")")
         by.setdefault((r["dataset"], line, float(x)), []).append(r["value"])
-    return {key: float(np.nanmean(v)) if np.any(np.isfinite(v)) else np.nan for key, v in by.items()}
+    return by
 
 
 def _dataset_curves(means: _Means, lines: list[str], dataset: str) -> dict[str, Curve]:

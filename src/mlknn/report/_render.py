@@ -50,8 +50,8 @@ table{border-collapse:collapse;margin:0.8em 0;font-size:12px}caption{font-weight
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}thead th{background:#f2f2f2}
 tbody th{text-align:left;background:#fafafa}table.wrap td,table.wrap th{white-space:normal;text-align:left}
 table.wrap td:last-child{min-width:320px}
-p{max-width:1000px;line-height:1.45}p.note,p.legend{font-size:12px;color:#444}
-figure{display:inline-block;margin:0.5em;vertical-align:top;max-width:100%}figcaption{font-size:11px;color:#555;max-width:640px}
+p{max-width:1000px;line-height:1.45}p.note,p.legend{font-size:14px;color:#222}
+figure{display:inline-block;margin:0.5em;vertical-align:top;max-width:100%}figcaption{font-size:14px;color:#222;max-width:640px;line-height:1.4;margin-top:4px}
 img{max-width:100%;height:auto}code{background:#f4f4f4;padding:1px 3px;font-size:11px}
 """
 
