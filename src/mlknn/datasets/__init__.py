@@ -50,11 +50,9 @@ Label conventions
 from ._arff import DatasetFormatError
 from ._csv import load_csv
 from ._fetch import ChecksumError, FetchError, fetch, fetchable_datasets
-from ._load import XC_SUFFIXES as XC_SUFFIXES
-from ._load import list_datasets, load
+from ._load import XC_SUFFIXES, list_datasets, load
 from ._manifest import data_home
-from ._read import READ_FORMATS as READ_FORMATS
-from ._read import load_arff
+from ._read import READ_FORMATS, load_arff
 from ._stats import dataset_stats, label_stats
 from ._synthetic import make_extreme_multilabel, make_multilabel, make_simulated_2d
 from ._write import save_arff
@@ -78,4 +76,6 @@ __all__ = [
     "fetchable_datasets",
     "FetchError",
     "ChecksumError",
+    "READ_FORMATS",
+    "XC_SUFFIXES",
 ]

@@ -1,12 +1,7 @@
 """The Dask side of mlknn.distributed: the client, the cluster's size, and recovery from lost workers."""
 
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
-
-if TYPE_CHECKING:
-    from ._blocks import Blocks
-    from ._graph import TrainingIndex
+from typing import Any, TypeAlias
 
 __all__ = ["get_client"]
 
@@ -89,25 +84,3 @@ def _is_lost_data_error(exc: BaseException) -> bool:
     return name in ("FutureCancelledError", "CancelledError", "KilledWorker", "FutureLostError") or (
         "lost" in str(exc).lower() and "scattered" in str(exc).lower()
     )
-
-
-def _gather_with_recovery(
-    train: "TrainingIndex",
-    queries: "Blocks | None",
-    futures: list[Future],
-    rebuild: Callable[[], list[Future]],
-    attempts: int = 2,
-) -> list[Any]:
-    """Gather ``futures``; when a worker died holding scattered blocks, send them again and rebuild."""
-    for attempt in range(attempts + 1):
-        try:
-            gathered: list[Any] = train.client.gather(futures)
-            return gathered
-        except Exception as exc:  # noqa: BLE001 - re-raised unless it is a lost block
-            if attempt == attempts or not _is_lost_data_error(exc):
-                raise
-            train.recover()
-            if queries is not None and queries.dask_array is None and queries.lost():
-                queries.send()
-            futures = rebuild()
-    raise AssertionError("unreachable")  # pragma: no cover

@@ -48,8 +48,8 @@ from ..neighbors import BruteNeighbors, NeighborGraph, is_exact
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._typing import FloatArray, MatrixLike, NDArray
 from ._blocks import Blocks, _is_dask_array, _validate_local
-from ._client import Client, Future, _gather_with_recovery, get_client
-from ._graph import TrainingIndex
+from ._client import Client, Future, get_client
+from ._graph import TrainingIndex, _gather_with_recovery
 
 if TYPE_CHECKING:
     from ..base import KNNMultiLabelBase

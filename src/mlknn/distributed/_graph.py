@@ -36,6 +36,7 @@ Files: this module (the tasks, :class:`TrainingIndex`, :func:`kneighbors_graph`)
 (the Dask client and the recovery from lost workers).
 """
 
+from collections.abc import Callable
 from typing import Any, TypeAlias, cast
 
 import numpy as np
@@ -48,19 +49,17 @@ from ..neighbors import (
     merge_topk,
 )
 from ..utils._typing import MatrixLike, NDArray
-from ._blocks import Blocks as Blocks
-from ._blocks import _check_block as _check_block
-from ._blocks import _is_dask_array as _is_dask_array
-from ._blocks import _slice_rows as _slice_rows
-from ._blocks import _validate_dask as _validate_dask
-from ._blocks import _validate_local as _validate_local
-from ._blocks import default_query_block as default_query_block
-from ._blocks import default_train_block as default_train_block
-from ._client import Client, Future
-from ._client import _distributed as _distributed
-from ._client import _gather_with_recovery as _gather_with_recovery
-from ._client import _is_lost_data_error as _is_lost_data_error
-from ._client import get_client as get_client
+from ._blocks import (
+    Blocks,
+    _check_block,
+    _is_dask_array,
+    _slice_rows,
+    _validate_dask,
+    _validate_local,
+    default_query_block,
+    default_train_block,
+)
+from ._client import Client, Future, _is_lost_data_error, get_client
 
 __all__ = ["kneighbors_graph", "get_client"]
 
@@ -427,3 +426,24 @@ def kneighbors_graph(
     dist, ind = train.kneighbors(queries, n_neighbors)
     return NeighborGraph(ind, dist, loo=X_query is None)
 
+
+def _gather_with_recovery(
+    train: TrainingIndex,
+    queries: Blocks | None,
+    futures: list[Future],
+    rebuild: Callable[[], list[Future]],
+    attempts: int = 2,
+) -> list[Any]:
+    """Gather ``futures``; when a worker died holding scattered blocks, send them again and rebuild."""
+    for attempt in range(attempts + 1):
+        try:
+            gathered: list[Any] = train.client.gather(futures)
+            return gathered
+        except Exception as exc:  # noqa: BLE001 - re-raised unless it is a lost block
+            if attempt == attempts or not _is_lost_data_error(exc):
+                raise
+            train.recover()
+            if queries is not None and queries.dask_array is None and queries.lost():
+                queries.send()
+            futures = rebuild()
+    raise AssertionError("unreachable")  # pragma: no cover

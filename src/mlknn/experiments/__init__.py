@@ -14,20 +14,9 @@ See docs/experiments.md and docs/reproduction.md.
 """
 
 from ._checks import GridConfigurationError
-from ._config import (
-    ALIASES,
-    VARIANTS,
-    AlgorithmSpec,
-    ExperimentConfig,
-    PreprocessingConfig,
-    ProtocolConfig,
-    canonical_json,
-    config_from_dict,
-    load_config,
-    parse_param_option,
-    parse_value,
-)
+from ._config import ALIASES, VARIANTS, AlgorithmSpec, ExperimentConfig
 from ._data import load_dataset
+from ._parsing import canonical_json, parse_param_option, parse_value
 from ._results import (
     CELL_COLUMNS,
     RESULT_COLUMNS,
@@ -36,6 +25,8 @@ from ._results import (
     ResultsDB,
 )
 from ._runner import count_cells, run_experiment
+from ._settings import PreprocessingConfig, ProtocolConfig
+from ._toml import config_from_dict, load_config
 
 __all__ = [
     "ALIASES",

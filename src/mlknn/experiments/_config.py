@@ -13,14 +13,8 @@ from dataclasses import dataclass, field, replace
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ._parsing import _coerce, _fmt
-from ._parsing import canonical_json as canonical_json  # re-exported ("x as x": explicit for the type check)
-from ._parsing import parse_param_option as parse_param_option
-from ._parsing import parse_value as parse_value
-from ._settings import _SCALINGS as _SCALINGS
-from ._settings import _SCOPES as _SCOPES
-from ._settings import PreprocessingConfig as PreprocessingConfig
-from ._settings import ProtocolConfig as ProtocolConfig
+from ._parsing import _coerce, _fmt, canonical_json, parse_param_option, parse_value
+from ._settings import PreprocessingConfig, ProtocolConfig
 
 if TYPE_CHECKING:
     from ._decisions import DecisionSettings
@@ -459,9 +453,3 @@ def _defaults(name: str) -> dict[str, Any]:
         ) from exc
     params: dict[str, Any] = cls().get_params()
     return params
-
-
-# The TOML reader lives in its own module (it imports this one); importable from here as
-# before, so the import comes last.
-from ._toml import config_from_dict as config_from_dict  # noqa: E402  (re-exported)
-from ._toml import load_config as load_config  # noqa: E402

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._config import AlgorithmSpec, ExperimentConfig, PreprocessingConfig, ProtocolConfig
+from ._config import AlgorithmSpec, ExperimentConfig
+from ._settings import PreprocessingConfig, ProtocolConfig
 from ._ties import RANKING_METRICS, TIE_READINGS, TIE_VARIANTS, variant_key
 
 #: A published or compared cell (a JSON-like dict).

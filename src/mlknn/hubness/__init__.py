@@ -21,8 +21,9 @@ make_reduction
     The reduction object for a ``hubness`` parameter value.
 """
 
+from ._constraints import REDUCTIONS
 from ._dsl import DisSimLocal
-from ._factory import REDUCTIONS, make_reduction
+from ._factory import make_reduction
 from ._graph import HubnessGraph
 from ._ls import LocalScaling
 from ._measures import (

@@ -7,8 +7,7 @@ from sklearn.base import clone
 
 from ..utils._param_validation import InvalidParameterError, validate_params
 from ..utils._typing import Estimator
-from ._constraints import REDUCTIONS as REDUCTIONS  # re-exported: mlknn.hubness.REDUCTIONS
-from ._constraints import NonBoolInterval
+from ._constraints import REDUCTIONS, NonBoolInterval
 from ._dsl import DisSimLocal
 from ._ls import LocalScaling
 from ._mp import MutualProximity

@@ -83,9 +83,10 @@ Notes
 
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._all_metrics import GREATER_IS_BETTER, METRIC_NAMES
 from ._calibration import brier_score, calibration_bins, expected_calibration_error, log_loss
 from ._contingency import label_contingency
-from ._evaluate import GREATER_IS_BETTER, METRIC_NAMES, evaluate
+from ._evaluate import evaluate
 from ._evaluate_at_k import EvaluationResult, MetricSkippedWarning
 from ._example_based import (
     example_accuracy,

@@ -1,65 +1,15 @@
-"""All metrics at once: :func:`evaluate`, :data:`METRIC_NAMES`, :data:`GREATER_IS_BETTER`."""
+"""All metrics at once: :func:`evaluate` (the table of names in ``_all_metrics.py``)."""
 
 from collections.abc import Sequence
 
 from numpy.typing import ArrayLike
 
 from ..utils._typing import MatrixLike
-from ._checks import _check_scores, _check_targets
-from ._example_based import _example_prf, _hamming_loss, _subset_accuracy
-from ._label_auc import _macro_auc, _micro_auc
-from ._label_based import _label_accuracy, _macro_prf, _micro_prf
-from ._ranking import TieRule, _average_precision, _check_ties, _coverage, _one_error, _rank_stats, _ranking_loss
+from ._all_metrics import all_metrics
+from ._evaluate_at_k import evaluate_at_k
+from ._ranking import TieRule, _check_ties
 
-__all__ = ["evaluate", "METRIC_NAMES", "GREATER_IS_BETTER"]
-
-#: Keys of the dict returned by :func:`evaluate`, in its order.
-METRIC_NAMES = (
-    "hamming_loss",
-    "subset_accuracy",
-    "accuracy",
-    "precision",
-    "recall",
-    "f1",
-    "one_error",
-    "coverage",
-    "ranking_loss",
-    "average_precision",
-    "macro_precision",
-    "macro_recall",
-    "macro_f1",
-    "micro_precision",
-    "micro_recall",
-    "micro_f1",
-    "macro_auc",
-    "micro_auc",
-    "macro_accuracy",
-    "micro_accuracy",
-)
-
-#: For each name in :data:`METRIC_NAMES`: True if larger values are better.
-GREATER_IS_BETTER = {
-    "hamming_loss": False,
-    "subset_accuracy": True,
-    "accuracy": True,
-    "precision": True,
-    "recall": True,
-    "f1": True,
-    "one_error": False,
-    "coverage": False,
-    "ranking_loss": False,
-    "average_precision": True,
-    "macro_precision": True,
-    "macro_recall": True,
-    "macro_f1": True,
-    "micro_precision": True,
-    "micro_recall": True,
-    "micro_f1": True,
-    "macro_auc": True,
-    "micro_auc": True,
-    "macro_accuracy": True,
-    "micro_accuracy": True,
-}
+__all__ = ["evaluate"]
 
 
 def evaluate(
@@ -147,46 +97,10 @@ def evaluate(
     """
     _check_ties(ties)
     if at_k is not None or inv_propensity is not None:
-        from ._evaluate_at_k import evaluate_at_k  # late: it imports this module
-
         if ties != "pessimistic":
             raise ValueError(
                 f"evaluate(..., ties={ties!r}) with at_k or inv_propensity is not supported yet; "
                 "compute the ranking measures with a separate evaluate(..., ties=...) call."
             )
         return evaluate_at_k(Y_true, Y_pred, Y_score, at_k=at_k, inv_propensity=inv_propensity)
-    yt, yp = _check_targets(Y_true, Y_pred)
-    if Y_score is None:
-        S = yp.astype(float)
-    else:
-        S = _check_scores(Y_score, yt.shape)
-
-    acc_p, acc_r, acc_f, acc_j = _example_prf(yt, yp)
-    mac_p, mac_r, mac_f = _macro_prf(yt, yp)
-    mic_p, mic_r, mic_f = _micro_prf(yt, yp)
-    mac_acc, mic_acc = _label_accuracy(yt, yp)
-    stats = _rank_stats(yt, S, ties)
-
-    values = {
-        "hamming_loss": _hamming_loss(yt, yp),
-        "subset_accuracy": _subset_accuracy(yt, yp),
-        "accuracy": acc_j,
-        "precision": acc_p,
-        "recall": acc_r,
-        "f1": acc_f,
-        "one_error": _one_error(stats),
-        "coverage": _coverage(stats),
-        "ranking_loss": _ranking_loss(stats),
-        "average_precision": _average_precision(stats),
-        "macro_precision": mac_p,
-        "macro_recall": mac_r,
-        "macro_f1": mac_f,
-        "micro_precision": mic_p,
-        "micro_recall": mic_r,
-        "micro_f1": mic_f,
-        "macro_auc": _macro_auc(yt, S),
-        "micro_auc": _micro_auc(yt, S),
-        "macro_accuracy": mac_acc,
-        "micro_accuracy": mic_acc,
-    }
-    return {name: float(values[name]) for name in METRIC_NAMES}
+    return all_metrics(Y_true, Y_pred, Y_score, ties)

@@ -1,7 +1,7 @@
 """``evaluate(..., at_k=...)``: the extreme-classification keys, and what is skipped at large q.
 
-:func:`mlknn.metrics.evaluate` hands over to :func:`evaluate_at_k` (a late
-import there: this module imports ``_evaluate``) when it is given ``at_k`` or ``inv_propensity``. The ranking is computed once for the
+:func:`mlknn.metrics.evaluate` hands over to :func:`evaluate_at_k` when it is
+given ``at_k`` or ``inv_propensity``. The ranking is computed once for the
 largest k; the keys are ``precision@k``, ``recall@k``, ``ndcg@k`` for each k
 and, with ``inv_propensity``, ``psprecision@k`` and ``psndcg@k``.
 
@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..utils._typing import MatrixLike
-from ._evaluate import METRIC_NAMES, evaluate
+from ._all_metrics import METRIC_NAMES, all_metrics
 from ._extreme import (
     _check_inv_propensity,
     _ndcg,
@@ -206,8 +206,8 @@ def evaluate_at_k(
     else:
         # A stand-in replaces what is missing; the measures it feeds are dropped.
         values = dict(
-            evaluate(
-                Y_true, Y_true if Y_pred is None else Y_pred, None if pair else Y_score
+            all_metrics(
+                Y_true, Y_true if Y_pred is None else Y_pred, None if pair else Y_score, "pessimistic"
             )
         )
         skipped = {}
