@@ -122,14 +122,29 @@ def test_exact_on_distinct_points(small_problem):
     np.testing.assert_allclose(loo_predict_proba(est, X, Y), loop_loo_proba(est, X, Y), rtol=0, atol=1e-12)
 
 
-def test_sparse_topk_builds_nothing_dense(monkeypatch, small_problem):
-    # The sparse path must not form an (n, q) array: refuse any dense budget at all.
-    import mlknn.utils._validation as validation
+@pytest.mark.parametrize(
+    "est", [MLkNN(n_neighbors=5), BMLkNN(radius="auto", n_neighbors=5), BRkNNa(n_neighbors=5)], ids=repr,
+)
+def test_sparse_topk_builds_nothing_dense(est):
+    # 300 rows, 20,000 labels, 3 per row: an (n, q) float64 array would be 48 MB; the
+    # sparse path's peak stays far below it (numpy reports its buffers to tracemalloc).
+    # (Not NC: its fitted tables are (J + 1, q), J the largest radius neighbourhood, as in fit.)
+    import tracemalloc
 
-    X, Y = small_problem
-    monkeypatch.setattr(validation, "dense_label_budget", lambda: 0)
-    labels, scores = loo_predict_topk(MLkNN(n_neighbors=5), X, sp.csr_array(Y), 2)
-    ref = topk_from_dense(loo_predict_proba(MLkNN(n_neighbors=5), X, Y), 2)
+    rng = np.random.RandomState(0)
+    n, q = 300, 20_000
+    X = rng.normal(size=(n, 5))
+    cols = rng.randint(0, 40, size=(n, 3)) * 500 + rng.randint(0, 3, size=(n, 3))  # shared labels
+    Y = sp.csr_array((np.ones(3 * n, dtype=np.uint8), (np.repeat(np.arange(n), 3), cols.ravel())), shape=(n, q))
+    Y.sum_duplicates()
+    Y.data[:] = 1
+    _quiet(loo_predict_topk, est, X, Y, 3)  # compiled kernels loaded outside the measure
+    tracemalloc.start()
+    labels, scores = _quiet(loo_predict_topk, est, X, Y, 3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < n * q * 8 / 4
+    ref = topk_from_dense(_quiet(loo_predict_proba, est, X, Y), 3)
     np.testing.assert_array_equal(labels, ref[0])
     np.testing.assert_allclose(scores, ref[1], rtol=0, atol=1e-12)
 
