@@ -190,3 +190,11 @@ def test_saved_and_loaded_with_its_unknown_entries(est, tmp_path):
     persistence.save(model, tmp_path / "m.mlknn")
     again = persistence.load(tmp_path / "m.mlknn")
     assert np.array_equal(again.predict_proba(X[:30]), model.predict_proba(X[:30]))
+
+
+def test_baselines_refuse_nan_naming_the_estimators_that_learn_from_it():
+    from mlknn.baselines import BinaryRelevance
+
+    X, _, Y = _data()
+    with pytest.raises(ValueError, match="NaN entries.*BRkNN.*DMLkNN.*MLkNN"):
+        BinaryRelevance().fit(X, Y)

@@ -15,9 +15,13 @@ import scipy.sparse as sp
 
 from ._typing import Estimator, LabelMatrix, MatrixLike
 
-#: Names of the estimator classes that learn from the observed entries only,
-#: filled by :class:`mlknn.base.KNNMultiLabelBase` (utils may not import them).
-MISSING_LABEL_ESTIMATORS: set[str] = set()
+#: Names of the estimator classes that learn from the observed entries only: mlknn's
+#: own, and any other class with a ``missing_labels`` parameter, added by
+#: :class:`mlknn.base.KNNMultiLabelBase` as it is defined (utils may not import them;
+#: the names are listed up front so that a message is complete before they are imported).
+MISSING_LABEL_ESTIMATORS: set[str] = {
+    "MLkNN", "DMLkNN", "BMLkNN", "NeighborhoodClassifier", "BRkNN", "BRkNNa", "BRkNNb",
+}  # fmt: skip
 
 #: The values of the ``missing_labels`` parameter.
 MISSING_LABEL_POLICIES = ("ignore", "negative")

@@ -57,6 +57,14 @@ def check_label_matrix(
             f"Unknown label type: {name} must contain only the values 0 and 1; got "
             f"dtype {Y.dtype}."
         )
+    if Y.dtype.kind == "f" and Y.size and np.isnan(Y).any():
+        from ._missing_labels import MISSING_LABEL_ESTIMATORS
+
+        raise ValueError(
+            f"{name} has NaN entries (unknown labels), which this estimator cannot learn from. "
+            f"Estimators that do (missing_labels='ignore'): {', '.join(sorted(MISSING_LABEL_ESTIMATORS))}; "
+            "or fill the unknown entries first (docs/incomplete_labels.md)."
+        )
     if Y.size:
         bad = (Y != 0) & (Y != 1)
         if bad.any():
