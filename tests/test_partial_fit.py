@@ -421,3 +421,24 @@ def test_mutual_proximity():
     X, Y = _data(rng, 70, 3, 2, integer=False)
     model = _stream(MLkNN(n_neighbors=4, hubness="mp"), X, Y, [30, 31, 70])
     assert_same_model(MLkNN(n_neighbors=4, hubness="mp").fit(X, Y), model, X[:10])
+
+
+def test_tiny_windows():
+    """Windows of k + 1 to k + 3 rows: every list holds (almost) every other row."""
+    from mlknn import DMLkNN
+
+    rng = np.random.default_rng(21)
+    for _ in range(8):
+        k = int(rng.integers(1, 5))
+        n = int(rng.integers(k + 3, 40))
+        X, Y = _data(rng, n, int(rng.integers(1, 3)), 2)
+        window = int(rng.integers(k + 1, k + 4))
+        cuts = [c for c in sorted(set(rng.integers(k + 1, n, size=5).tolist())) if c >= k + 1] + [n]
+        for make in (lambda **kw: MLkNN(n_neighbors=k, variant="skmultilearn", **kw),
+                     lambda **kw: DMLkNN(n_neighbors=k, **kw)):
+            model, start = make(max_samples=window), 0
+            for stop in cuts:
+                model.partial_fit(X[start:stop], Y[start:stop])
+                lo = max(0, stop - window)
+                assert_same_model(make().fit(X[lo:stop], Y[lo:stop]), model, X[:5])
+                start = stop
