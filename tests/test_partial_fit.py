@@ -385,6 +385,9 @@ def test_other_exact_backends(backend):
     X, Y = _data(rng, 70, 3, 3)
     model = _stream(MLkNN(n_neighbors=4, neighbors=backend), X, Y, [20, 21, 50, 70])
     assert_same_model(MLkNN(n_neighbors=4, neighbors=backend).fit(X, Y), model, X[:10])
+    continued = MLkNN(n_neighbors=4, neighbors=backend).fit(X[:30], Y[:30])  # its rows read back
+    _stream(continued, X[30:], Y[30:], [10, 40])
+    assert_same_model(MLkNN(n_neighbors=4, neighbors=backend).fit(X, Y), continued, X[:10])
 
 
 @pytest.mark.parametrize("sparse", [False, True])
