@@ -436,7 +436,8 @@ def grid_run(
     specs = cfg.specs()
     console.print(
         f"[bold]{len(cfg.datasets)}[/] dataset(s) x [bold]{len(specs)}[/] configuration(s) x "
-        f"[bold]{cfg.protocol.n_folds() or 'one per batch:'}[/] fold(s) ({protocol_description(cfg)}) -> {db}",
+        + (f"[bold]{cfg.protocol.n_folds()}[/] fold(s)" if cfg.protocol.n_folds() else "one fold per batch")
+        + f" ({protocol_description(cfg)}) -> {db}",
         soft_wrap=True,
     )
     _warn_unscaled_datasets(cfg, console)
@@ -470,6 +471,8 @@ def protocol_description(cfg: "ExperimentConfig") -> str:
     p: dict[str, Any] = dict(cfg.protocol.splitter().params())
     if cfg.protocol.name == "prequential":
         what = f"prequential: batches of {p['batch_size']} after the first {p['n_initial']} rows"
+        if not p["shuffle"]:  # the file order: no seed involved
+            return f"{what}, file order"
     elif p.get("splitter") == "holdout":
         what = f"{p['n_repeats']} x hold-out, {float(p['test_size']):.0%} test"
     else:
