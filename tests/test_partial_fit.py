@@ -445,3 +445,13 @@ def test_tiny_windows():
                 lo = max(0, stop - window)
                 assert_same_model(make().fit(X[lo:stop], Y[lo:stop]), model, X[:5])
                 start = stop
+
+
+def test_a_wholly_unlabelled_batch():
+    """A batch whose every label is unknown (fit on the concatenation takes it)."""
+    rng = np.random.default_rng(17)
+    X, Y = _data(rng, 50, 3, 3)
+    Yn = Y.astype(float)
+    Yn[40:] = np.nan
+    model = _stream(MLkNN(n_neighbors=4), X, Yn, [30, 40, 41, 50])
+    assert_same_model(MLkNN(n_neighbors=4).fit(X, Yn), model, X[:10])

@@ -348,7 +348,7 @@ class _PartialFitMixin:
         if _num_rows(X) == 0:
             raise ValueError(f"partial_fit of {name} got an empty batch (X has 0 rows); pass at least one row.")
         X = validate_features(self, X, reset=False)
-        Y, unknown = split_unknown_labels(self, Y, Y_missing)
+        Y, unknown = _split_batch_labels(self, Y, Y_missing)
         Y = check_label_matrix(Y, n_samples=X.shape[0], accept_sparse=True)
         if Y.shape[1] != self.n_labels_:
             raise ValueError(
@@ -364,6 +364,24 @@ class _PartialFitMixin:
             kind = "sparse" if sp.issparse(state.X) else "dense"
             raise ValueError(f"partial_fit of {name} was started on {kind} X; pass every batch {kind}.")
         return X, Y, unknown_like(unknown, Y)
+
+
+def _split_batch_labels(est: Any, Y: MatrixLike, Y_missing: MatrixLike) -> tuple[MatrixLike, MatrixLike | None]:
+    """``split_unknown_labels`` for a batch, which may be wholly unlabelled (a row of
+    a stream whose labels are all unknown): ``fit`` refuses a Y with no observed
+    entry, but the rows seen so far have some, so the batch is taken as it is."""
+    if getattr(est, "missing_labels", None) is None or sp.issparse(Y):
+        return split_unknown_labels(est, Y, Y_missing)
+    values = np.asarray(Y)
+    unknown = np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, dtype=bool)
+    if Y_missing is not None:
+        mask = np.asarray(Y_missing.toarray() if sp.issparse(Y_missing) else Y_missing)
+        if mask.shape == unknown.shape:
+            unknown = unknown | mask.astype(bool)
+    if not (unknown.size and unknown.all()):
+        return split_unknown_labels(est, Y, Y_missing)
+    zeros = np.zeros(values.shape, dtype=np.uint8)
+    return zeros, (None if est.missing_labels == "negative" else unknown)
 
 
 def _pad(sq: NDArray[np.float64], ind: NDArray[np.intp], width: int) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
