@@ -59,3 +59,19 @@ def test_cells_equal_fits_on_the_hidden_fold(tmp_path):
             assert got == [expected], (name, reading)
     aware = [r["value"] for r in db.rows("metric = ? AND algorithm = 'mlknn'", ("hamming_loss",))]
     assert len(set(aware)) == 2  # the two readings differ on this fold
+
+
+def test_sparse_labels_give_the_dense_numbers(tmp_path):
+    """The same hidden entries and the same cells for a CSR Y, estimators with and without missing_labels."""
+    toy = make_multilabel(n_samples=150, n_features=5, n_labels=4, random_state=3)
+    config = ExperimentConfig(datasets=("toy",), algorithms=("mlknn", "dmlknn", "mlhiknn"), k=(5,),
+                              protocol=ProtocolConfig("holdout", n_repeats=1),
+                              preprocessing=PreprocessingConfig(missing_labels=0.3))
+    values = []
+    for i, Y in enumerate((toy.Y, sp.csr_matrix(toy.Y))):
+        db = ResultsDB(tmp_path / f"r{i}.db")
+        run_experiment(config, db, data={"toy": (toy.X, Y)})
+        values.append({(r["algorithm"], r["metric"]): r["value"] for r in db.rows()})
+    assert values[0].keys() == values[1].keys()
+    for key, value in values[0].items():
+        assert value == values[1][key] or (np.isnan(value) and np.isnan(values[1][key])), key
