@@ -28,14 +28,6 @@ def make_estimator(name, **overrides):
     one, then ``overrides``. The one helper the cross-estimator suites share
     (bad input, determinism, properties, persistence, common checks).
     """
-    from mlknn._registry import get_estimator_class
+    from mlknn._registry import make_estimator as build
 
-    cls = get_estimator_class(name)
-    params = cls().get_params()
-    kwargs = {}
-    if "n_neighbors" in params:
-        kwargs["n_neighbors"] = 3
-    if "random_state" in params:
-        kwargs["random_state"] = 0
-    kwargs.update(overrides)
-    return cls(**kwargs)
+    return build(name, **{"n_neighbors": 3, "random_state": 0, **overrides})

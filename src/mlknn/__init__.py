@@ -11,7 +11,7 @@ datasets from :mod:`mlknn.datasets`.
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
+from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class, make_estimator
 from .algorithms._mlknn import MLkNN
 from .base import Explanation
 from .utils._config import config_context, get_config, set_config
@@ -52,6 +52,7 @@ __all__ = [
     "config_context",
     "get_config",
     "load",
+    "make_estimator",
     "save",
     "set_config",
     "show_versions",

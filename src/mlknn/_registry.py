@@ -99,3 +99,58 @@ def available_estimators() -> list[str]:
     for key in ESTIMATORS:
         get_estimator_class(key)
     return list(ESTIMATORS)
+
+
+def make_estimator(
+    name: str, *, n_neighbors: int | None = None, random_state: Any = None, **params: Any
+) -> Any:
+    """The estimator registered under ``name``, built from its defaults.
+
+    The one factory behind the harness, the CLI and the tests: ``n_neighbors`` and
+    ``random_state`` are set only on an estimator that has them (a baseline ignores
+    ``n_neighbors``), then ``params`` (which win over both).
+
+    Parameters
+    ----------
+    name : str
+        A registered name (case-insensitive), as in :data:`ESTIMATORS`.
+    n_neighbors : int, optional
+        k, for the estimators with an ``n_neighbors`` parameter.
+    random_state : int, RandomState instance or None, optional
+        Seed, for the estimators with a ``random_state`` parameter.
+    **params
+        Further constructor parameters.
+
+    Returns
+    -------
+    estimator
+        Unfitted.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (with the closest known ones).
+    TypeError
+        For a parameter the estimator does not have (its constructor's error).
+
+    See Also
+    --------
+    mlknn.experiments.run_experiment : The harness, which builds every cell's estimator here.
+
+    Examples
+    --------
+    >>> from mlknn import make_estimator
+    >>> make_estimator("mlknn", n_neighbors=5)
+    MLkNN(n_neighbors=5)
+    >>> make_estimator("br", n_neighbors=5, random_state=0)  # a baseline: no n_neighbors
+    BinaryRelevance(random_state=0)
+    """
+    cls = get_estimator_class(name)
+    defaults = cls().get_params()
+    kwargs: dict[str, Any] = {}
+    if n_neighbors is not None and "n_neighbors" in defaults:
+        kwargs["n_neighbors"] = n_neighbors
+    if random_state is not None and "random_state" in defaults:
+        kwargs["random_state"] = random_state
+    kwargs.update(params)
+    return cls(**kwargs)

@@ -65,6 +65,7 @@ from threadpoolctl import threadpool_limits
 from ..utils._typing import ArrayLike, BoolArray, FloatArray, MatrixLike, NDArray
 from . import _logistic_fused
 from ._line_search import _line_search
+from ._logistic_start import start_point
 
 #: Bytes the (n, batch) work arrays of one batch of labels may take (about 8 live).
 _BATCH_BYTES = 512 * 2**20
@@ -200,24 +201,6 @@ def fit_logistic_batched(
         separated[start : start + batch] = sep
         not_converged.extend(int(c) for c in cols[~ok])
     return coef, intercept, n_iter, not_converged, separated
-
-
-def start_point(
-    T: MatrixLike, p: int, init: tuple[FloatArray, FloatArray] | None
-) -> tuple[FloatArray, FloatArray]:
-    """Where the Newton iterations start: W (p, m) and b (m,).
-
-    The intercept-only optimum ``b = logit(mean of t)``, ``W = 0``; or, for the
-    columns whose ``init`` intercept is not NaN, ``init`` (a warm start).
-    """
-    W = np.zeros((p, T.shape[1]))
-    mean = T.mean(axis=0)
-    b = np.log(mean) - np.log1p(-mean)
-    if init is not None:
-        given = ~np.isnan(init[1])
-        W[:, given] = init[0][given].T
-        b = np.where(given, init[1], b)
-    return W, b
 
 
 class _Preconditioner:

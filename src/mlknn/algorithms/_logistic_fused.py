@@ -30,6 +30,7 @@ from ..neighbors._exact import _compiled
 from ..utils._threads import submit, threads_for
 from ..utils._typing import BoolArray, FloatArray, MatrixLike, NDArray
 from ._line_search import _armijo, _bracketed_newton, _full_step_certified
+from ._logistic_start import start_point
 
 #: Rows per block of a compiled pass (its partial column sums are added in block order).
 _BLOCK_ROWS = 256
@@ -202,8 +203,6 @@ def newton_cg_fused(
 
     Same arguments and returns (``precond`` a ``_logistic._Preconditioner``).
     """
-    from ._logistic import start_point
-
     n, p = Z.shape
     m = T.shape[1]
     W, b = start_point(T, p, init)  # the intercept-only optimum, or a warm start

@@ -216,6 +216,7 @@ def single_run(data: str | None, algorithm: str, k: int, seed: int, console: Con
                neighbors: str | None = None, param: Sequence[str] | None = (),
                labels: str | None = None) -> dict[str, float]:  # fmt: skip
     """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
+    from .._registry import make_estimator
     from ..metrics import GREATER_IS_BETTER, evaluate
 
     console = console or Console()
@@ -223,7 +224,7 @@ def single_run(data: str | None, algorithm: str, k: int, seed: int, console: Con
     X_train, X_test, prep = _preprocess(X_train, X_test, Y_train, scaling, feature_selection)
     cls = _estimator_class(algorithm)
     params = _single_params(cls, algorithm, k, seed, neighbors, param)
-    estimator = cls(**params)
+    estimator = make_estimator(algorithm, **params)
     start = time.perf_counter()
     estimator.fit(X_train, Y_train)
     fit_s = time.perf_counter() - start

@@ -61,13 +61,12 @@ def grid_problems(
     list of str
     """
     from ._cell import is_knn
-    from ._runner import make_estimator
 
     problems: list[str] = []
     built: list[tuple[AlgorithmSpec, Any]] = []
     for spec in specs:
         try:
-            est = make_estimator(spec, seed)
+            est = spec.build(seed)
             est._validate_params()
         except (ValueError, TypeError) as exc:
             problems.append(f"{spec.label()}: {_message(exc)}")

@@ -100,6 +100,31 @@ class AlgorithmSpec:
         """
         return {**self.params_dict(), **ALIASES.get((self.base, self.variant), {})}
 
+    def build(self, seed: int) -> Any:
+        """The estimator of this configuration (unfitted), by the registry's factory.
+
+        Parameters
+        ----------
+        seed : int
+            ``random_state`` of an estimator that has one, unless the
+            configuration sets it.
+
+        Returns
+        -------
+        estimator
+
+        Raises
+        ------
+        ValueError
+            When the estimator cannot be built from these parameters.
+        """
+        from .._registry import make_estimator
+
+        try:
+            return make_estimator(self.base, **{"random_state": seed, **self.estimator_params()})
+        except TypeError as exc:  # the constructor's own check of the names (specs() checks them first)
+            raise ValueError(f"Cannot build {self.label()}: {exc}") from exc
+
     def key(self) -> str:
         """The parameters as canonical JSON (the ``params`` column of the results).
 

@@ -46,22 +46,6 @@ FOLD_DELAY_ENV = "MLKNN_FOLD_DELAY"
 
 
 # ---------------------------------------------------------------- estimators
-def make_estimator(spec: AlgorithmSpec, seed: int) -> Estimator:
-    """Instantiate the estimator of an :class:`AlgorithmSpec` (harness aliases
-    such as ``mlknn:skml`` become the estimator parameters they stand for)."""
-    from .._registry import get_estimator_class
-
-    cls = get_estimator_class(spec.base)
-    params = spec.estimator_params()
-    defaults = cls().get_params()
-    if "random_state" in defaults and "random_state" not in params:
-        params["random_state"] = seed
-    try:
-        return cls(**params)
-    except TypeError as exc:  # the constructor's own check of the names (specs() checks them first)
-        raise ValueError(f"Cannot build {spec.label()}: {exc}") from exc
-
-
 def _params_json(est: Estimator) -> str:
     out: dict[str, Any] = {}
     for k, v in est.get_params(deep=False).items():
@@ -251,7 +235,7 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
     _fold_delay()
     fold_log = WarningLog()
     data = prepare_fold(task, X, Y, fold_log)
-    built = [(spec, make_estimator(spec, task.seed)) for spec in task.specs]
+    built = [(spec, spec.build(task.seed)) for spec in task.specs]
     base = _fold_columns(task, data)
     out = FoldResult()
     try:
