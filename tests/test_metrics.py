@@ -599,6 +599,8 @@ def test_public_names():
         "inverse_propensity", "EvaluationResult", "MetricSkippedWarning",
         # seed 003 Knowl 3-4 and seed 000 Figure 1 (tests/test_metrics_extra.py)
         "example_f_of_means", "macro_accuracy", "micro_accuracy", "label_contingency",
+        # calibration of the scores (tests/test_decision_calibration_metrics.py)
+        "brier_score", "log_loss", "expected_calibration_error", "calibration_bins",
     }
     assert set(M.__all__) == expected
 
