@@ -38,11 +38,12 @@ _REQUIRES = {
     "faiss-ivf": ("faiss", "faiss"),
     "faiss-hnsw": ("faiss", "faiss"),
     "hnswlib": ("hnswlib", "hnswlib"),
+    "voyager": ("voyager", "ann"),
     "pynndescent": ("pynndescent", "pynndescent"),
 }
-ALL = ["brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "precomputed"]
+ALL = ["brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "voyager", "pynndescent", "precomputed"]
 EXACT = ["brute", "faiss", "precomputed"]
-APPROX = ["faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent"]
+APPROX = ["faiss-ivf", "faiss-hnsw", "hnswlib", "voyager", "pynndescent"]
 SEARCHING = [b for b in ALL if b != "precomputed"]  # backends that index feature vectors
 
 
@@ -290,7 +291,7 @@ def _sparse_data():
 def test_sparse_input_supported_or_named_error(name):
     X = _sparse_data()
     Xs = sp.csr_matrix(X)
-    if name in ("faiss", "faiss-ivf", "faiss-hnsw", "hnswlib"):
+    if name in ("faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "voyager"):
         with pytest.raises(TypeError, match=rf"neighbors='{name}' does not accept sparse input"):
             get_backend(name).fit(Xs)
         with pytest.raises(TypeError, match=rf"neighbors='{name}'"):
@@ -346,6 +347,9 @@ def test_missing_optional_dependency_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "hnswlib", None)
     with pytest.raises(ImportError, match=r"pip install 'mlknn\[hnswlib\]'"):
         MLkNN(neighbors="hnswlib").fit(np.random.default_rng(0).normal(size=(20, 2)), np.ones((20, 1)))
+    monkeypatch.setitem(sys.modules, "voyager", None)
+    with pytest.raises(ImportError, match=r"pip install 'mlknn\[ann\]'"):
+        MLkNN(neighbors="voyager").fit(np.random.default_rng(0).normal(size=(20, 2)), np.ones((20, 1)))
 
 
 # ------------------------------------------------------------ estimators

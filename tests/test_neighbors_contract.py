@@ -19,7 +19,7 @@ from mlknn.neighbors import (
     resolve_n_jobs,
 )
 
-SEARCH_BACKENDS = ["brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent", "torch"]
+SEARCH_BACKENDS = ["brute", "faiss", "faiss-ivf", "faiss-hnsw", "hnswlib", "voyager", "pynndescent", "torch"]
 
 
 def _loop_cosine_knn(X, Q, k, loo):

@@ -91,7 +91,7 @@ def show_versions() -> None:
 
     print(f"mlknn: {__version__}")
     print(f"python: {platform.python_version()} ({platform.machine()})")
-    for name in ("numpy", "scipy", "scikit-learn", "liac-arff", "joblib", "faiss-cpu", "hnswlib", "pynndescent", "dask",
+    for name in ("numpy", "scipy", "scikit-learn", "liac-arff", "joblib", "faiss-cpu", "voyager", "hnswlib", "pynndescent", "dask",
                  "river"):
         try:
             print(f"{name}: {_v(name)}")

@@ -14,7 +14,8 @@ name               exact    needs
 ``faiss``          yes      ``pip install 'mlknn[faiss]'``; dense input
 ``faiss-ivf``      no       ``pip install 'mlknn[faiss]'``; dense input
 ``faiss-hnsw``     no       ``pip install 'mlknn[faiss]'``; dense input
-``hnswlib``        no       ``pip install 'mlknn[hnswlib]'``; dense input
+``voyager``        no       ``pip install 'mlknn[ann]'`` (HNSW, binary wheels); dense input
+``hnswlib``        no       ``pip install 'mlknn[hnswlib]'`` (builds from source: needs a C++ compiler); dense input
 ``pynndescent``    no       ``pip install 'mlknn[pynndescent]'``; dense or sparse input
 ``torch``          yes      ``pip install 'mlknn[gpu]'``; dense input; CUDA when available
 ``precomputed``    (given)  X is a kNN distance graph (see ``PrecomputedNeighbors``)
@@ -23,7 +24,7 @@ name               exact    needs
 ``n_jobs=None`` means the same on every backend: as many threads as the BLAS pool
 holds (respecting ``threadpoolctl`` limits; usually all cores); ``-1`` all cores
 (:func:`resolve_n_jobs`). Every backend whose search is random (pynndescent, faiss-ivf
-training, hnswlib's levels) takes ``random_state``.
+training, hnswlib's and voyager's levels) takes ``random_state``.
 
 The ``kneighbors`` contract, once (:func:`check_n_neighbors`, :func:`drop_own_index`,
 :func:`merge_topk`), is shared by every backend and by :mod:`mlknn.distributed`.
@@ -61,6 +62,7 @@ from ._precomputed import PrecomputedNeighbors, graph_to_csr
 from ._pynndescent import PyNNDescentNeighbors
 from ._reuse import GraphCache, compute_graphs, estimate_recall, recall_at_k
 from ._torch import TorchNeighbors
+from ._voyager import VoyagerNeighbors
 
 __all__ = [
     "NEIGHBORS_CONSTRAINT",
@@ -76,6 +78,7 @@ __all__ = [
     "PyNNDescentNeighbors",
     "RegisteredBackend",
     "TorchNeighbors",
+    "VoyagerNeighbors",
     "available_backends",
     "build_graph",
     "check_n_neighbors",

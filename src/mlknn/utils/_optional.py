@@ -7,6 +7,7 @@ from types import ModuleType
 _EXTRAS = {
     "faiss": "faiss",
     "hnswlib": "hnswlib",
+    "voyager": "ann",
     "pynndescent": "pynndescent",
     "dask": "dask",
     "distributed": "dask",
