@@ -8,6 +8,9 @@ against the rule fails here rather than in a review.
 """
 
 import ast
+import io
+import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -257,3 +260,34 @@ def test_the_cycle_check_detects_a_cycle(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "ROOT", fake_root)
     monkeypatch.setattr(__import__(__name__), "SOURCES", sorted(fake_root.rglob("*.py")))
     assert _package_cycles() == {frozenset({"mlknn.pkg._a", "mlknn.pkg._b"})}
+
+
+# ------------------------------------------------------------ comments say why, in words
+#: A duration (a number with a unit of time or of speed). ``2 s + m`` and ``2 s)`` are
+#: formulas (the smoothing s of the count estimators), not durations.
+_TIMING = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|seconds|GFLOP/s|s(?!\s*[-+*/)=,^]))(?![\w/])")
+
+
+def _comment_and_docstring_lines(path):
+    text = path.read_text(encoding="utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            yield tok.start[0], tok.string
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield getattr(node, "lineno", 1), doc
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_timing_figures_in_source_comments(path):
+    # Timings belong in docs/performance.md (with how and when they were measured),
+    # history in the CHANGELOG: a comment says why in words, and stays true.
+    found = [(line, m.group(0)) for line, text in _comment_and_docstring_lines(path) for m in _TIMING.finditer(text)]
+    assert not found, f"{path.relative_to(ROOT)}: timing figures {found} (move them to docs/performance.md)"
+
+
+def test_the_timing_rule_tells_durations_from_formulas():
+    assert _TIMING.search("# measured 0.2 s on one thread") and _TIMING.search("(35 ms instead of 320 ms)")
+    assert not _TIMING.search("(s + u) / (2 s + n)") and not _TIMING.search("(O_k(x) + 2 s)")

@@ -44,8 +44,8 @@ from ._java_random import JavaRandom
 
 # Width factor between two searches of the rows whose graph still ends in a tie. The
 # exact kernel's cost grows with the width (it re-ranks every candidate in float64),
-# so doubling costs no more than bigger jumps: on delicious (binary features, k' up
-# to 2,032 at k = 10) factor 2 took 8 rounds and 5.7 s, factor 8 3 rounds and 6.2 s.
+# so doubling costs no more than bigger jumps: more rounds, but narrower ones
+# (docs/performance.md, "Figures behind the source's constants").
 _GROWTH = 2
 
 #: ``research(rows, width)``: the graph of some query rows, ``width`` wide.

@@ -131,8 +131,8 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
     ``_evidence_block``): cost O(B (Z + G + C)) per block of B queries, C <= Q k
     the (label, count >= 1) pairs that occur, memory O(Z + B (G + C + Q))
     bounded by ``_BLOCK_BYTES`` per block, no Python loop over instances or
-    labels. (The first version used dense one-hot products, O(B G C): 3.2x slower
-    on delicious, 1.3-4x on the smaller sets, with G x C matrices in memory.)
+    labels. (Dense one-hot products would cost O(B G C), with G x C matrices in
+    memory.)
 
     Parameters
     ----------

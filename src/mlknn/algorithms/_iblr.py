@@ -94,8 +94,8 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
     depend on the solver: on the seeded 50/50 splits of emotions, yeast and
     scene (k = 10) they are within 6e-7 of an exact Newton fit
     (scikit-learn's ``newton-cholesky`` at tol 1e-12), with no decision
-    changed; the former default (lbfgs at tol 1e-4) was up to 3.1e-2 away, with
-    7 yeast decisions flipped (docs/iblr.md).
+    changed; lbfgs at tol 1e-4 is up to 3.1e-2 away, with 7 yeast decisions
+    flipped (docs/iblr.md).
 
     **Ill-posed problems.** With a nearly zero penalty (``C >= 1e3``) the fit
     is not determined by the data when the inputs separate a label's training

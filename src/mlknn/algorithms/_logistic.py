@@ -79,11 +79,9 @@ _MAX_CG = 25
 
 #: The same on large problems (float32 products). A CG cut short gives a poor
 #: Newton direction, and the Newton iteration then converges only linearly: IBLR
-#: (C = 1) on delicious (q = 983) needs 22-72 CG steps per Newton step with the
-#: head-block preconditioner (24 labels at Newton step 6), and capped at 25 took up to 228 Newton steps
-#: (148 s to tol 1e-8); capped at 150, at most 15 (76 s; probabilities within
-#: 2.6e-4 of the capped fit, both at tol). MLHiKNN's CGs stop below 25 anyway
-#: (bit-identical). Measured 2026-12-03, docs/iblr.md.
+#: with a weak penalty on many labels needs tens of CG steps per Newton step, and a
+#: cap of 25 multiplied its Newton steps; 150 lets the CG finish. MLHiKNN's CGs stop
+#: below 25 anyway, so its fits do not change (docs/iblr.md has the measurements).
 _MAX_CG_LARGE = 150
 
 #: On large problems a CG stops once its residual is <= this times ``tol`` (2-norm,
@@ -173,8 +171,8 @@ def fit_logistic_batched(
     # row order, into visible differences of its stopping point.
     dtype = np.float32 if n * p * L >= _FLOAT32_FROM else np.float64
     # The head blocks, the CG's absolute floor and the line search's shortcuts
-    # pay off on large problems; small ones keep the plain Newton-CG (there speed
-    # does not matter, and their iterates stay those of the former solver).
+    # pay off on large problems; small ones keep the plain Newton-CG, where speed
+    # does not matter and plain backtracking keeps the iterates simplest to check.
     large = dtype == np.float32
     precond = _Preconditioner(
         Z, pen, dtype, _HEAD if large else 0, _TAIL_EPS if large else 0.0, _MAX_CG_LARGE if large else None
@@ -250,8 +248,8 @@ class _Preconditioner:
             G[:p, p] = G[p, :p] = s
             G[p, p] = n
             # LAPACK's eigh is mostly level-2 work: a second BLAS thread barely
-            # helps it and, on a loaded machine, spin-waits (measured 0.2 s on one
-            # thread against 0.4-8 s on two, q = 983).
+            # helps it and, on a loaded machine, spin-waits, several times slower
+            # than one thread.
             with threadpool_limits(limits=1, user_api="blas"):
                 lam, self.V = np.linalg.eigh(G / n)
             self.lam = np.maximum(lam, 0.0)
@@ -310,12 +308,11 @@ class _Preconditioner:
         direction is then that of an approximate Hessian: the Newton iteration
         keeps its exact gradient, its exact curvature along the step (line
         search) and its stopping test, so it converges to the same optimum and
-        the same ``tol``. Measured on delicious (q = 983, pen = 1.2e-4, 984
-        directions): 421-465 tail directions per Newton step, 6 % more CG steps
-        (16,410 label-steps against 15,481), each 46 % cheaper; the CG 2.6-2.8 ->
-        2.0 s, the fit 6.6-7.3 -> 6.0-6.3 s (warm, alternated); the probabilities
-        within 2.6e-5 of the untruncated fit's (both stop at ``tol = 1e-8``; the
-        slack of that stopping test is of the same size).
+        the same ``tol``. On many labels with a weak penalty about half the
+        directions fall in the tail: a few percent more CG steps, each about half
+        as costly, and probabilities within the slack of the stopping test of the
+        untruncated fit's (docs/performance.md, "Figures behind the source's
+        constants").
         Never the head directions; 0 when ``tail_eps`` is 0 (small problems).
         """
         if self.tail_eps <= 0.0 or self.pen <= 0.0 or not self.c.size:

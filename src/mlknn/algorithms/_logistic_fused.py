@@ -1,11 +1,10 @@
 """The batched Newton-CG's large problems with compiled, threaded elementwise passes.
 
 :func:`mlknn.algorithms._logistic._newton_cg` spends about half of a large
-problem's time outside the matrix products (delicious, n = 8,052, q = 983:
-10 of 20 s): expit, the residuals and curvature weights, the line search's
-trial scores and losses, each a numpy pass over an (n, labels) float64 array on
-one thread, most allocating a fresh 63 MB temporary (page faults: 7-8 s of
-system time in a 20 s fit). Here the same iteration runs with those passes fused
+problem's time outside the matrix products: expit, the residuals and curvature
+weights, the line search's trial scores and losses, each a numpy pass over an
+(n, labels) float64 array on one thread, most allocating a fresh temporary of that
+size, whose page faults cost as much as the arithmetic. Here the same iteration runs with those passes fused
 into the few compiled row-block kernels of
 :mod:`mlknn.algorithms._logistic_kernels`, run on the BLAS thread count, and the
 scores updated in place. The algorithm is the same step for step (Newton

@@ -90,8 +90,8 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
     conjugate-gradient step, for all labels at once), each label until the
     largest gradient component of its mean objective is <= 1e-8. Measured on
     the seeded 50/50 splits of emotions, yeast and scene, the probabilities are
-    within 5e-8 of the former per-label ``newton-cholesky`` fits at tol 1e-10,
-    no decision changed (docs/mlhiknn.md). The inputs are already in [0, 1], so
+    within 5e-8 of per-label ``newton-cholesky`` fits at tol 1e-10, no decision
+    changed (docs/mlhiknn.md). The inputs are already in [0, 1], so
     no scaling is applied. A label that is constant in the training set (all 0
     or all 1) has no regression: it predicts that constant, with probability
     exactly 0 or 1. Should Newton-CG stop at ``max_iter`` for some labels, one
@@ -101,7 +101,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
     ``O_k``, ``O_k^l`` are one sparse product ``A^T Y`` with the leave-one-out
     adjacency A (O(n k q), not Teng et al.'s (2025) O(n^2 q)); memberships and relevance
     scores O(n k q); the regressions O(n q^2) per Newton-CG step over all labels
-    (Teng et al.'s (2025) inherent n q^2 term; the former per-label Newton solver formed a
+    (Teng et al.'s (2025) inherent n q^2 term; a per-label Newton solver would form a
     q x q Hessian per label and step, O(n q^3)). The relevance scores are dense
     (n, q), so MLHiKNN has no sparse-label path (``_supports_sparse_labels =
     False``): the base class refuses, before allocating, a Y whose dense form
@@ -406,8 +406,8 @@ def occurrence_counts(graph: NeighborGraph, Y: LabelMatrix) -> tuple[NDArray[np.
     n = graph.n_points
     O = 1 + k_occurrence(graph, n)
     A = graph.to_csr(n).astype(np.int64)
-    # A^T Y through a sparse Y: its cost follows nnz(Y) k, not n k q (delicious, 983
-    # labels, 19 per row: 35 ms instead of 320 ms with the int64 dense product).
+    # A^T Y through a sparse Y: its cost follows nnz(Y) k, not n k q (an order of
+    # magnitude less on many labels with few per row).
     Ys = sp.csr_matrix(Y, dtype=np.int64)
     OL = np.asarray((A.T @ Ys).toarray(), dtype=np.int64)
     OL += np.asarray(Y)  # in place: no (n, q) int64 copy of Y

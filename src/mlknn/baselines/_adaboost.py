@@ -38,10 +38,8 @@ from ._base import POSITIVE_INT, BaselineClassifier, DecisionScoresMixin, cite
 _BLOCK_ELEMENTS = 1_000_000
 
 #: Elements of the (features, m, q) cumulative-sum block of the stump search.
-#: Small enough for its temporaries to stay in cache: 2**15 instead of 10**6
-#: made the fit about 1.5x faster (same process, emotions 100 rounds
-#: 1.4-2.0 s -> 0.9-1.1 s, yeast 30 rounds 4.9 s -> 3.2 s); ties are resolved
-#: the same way whatever the block.
+#: Small enough for its temporaries to stay in cache (a block of 10**6 made the fit
+#: about 1.5x slower); ties are resolved the same way whatever the block.
 _STUMP_BLOCK_ELEMENTS = 2**15
 
 

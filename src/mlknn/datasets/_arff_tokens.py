@@ -13,10 +13,8 @@ multi-label loader needs around it:
 * every parse error turned into :class:`DatasetFormatError` whose message
   names the file and the line.
 
-liac-arff is fast enough for the largest files we ship: measured on a 2-core
-machine, ``tmc2007-500.arff`` (28596 x 522 sparse) decodes in about 2 s and
-``Imdb.arff.gz`` (120919 x 1029 sparse, gzip) in about 7 s, so no hand-written
-parser is needed.
+liac-arff is fast enough for the largest files we ship (seconds for
+``tmc2007-500.arff`` and ``Imdb.arff.gz``), so no hand-written parser is needed.
 """
 
 from __future__ import annotations
@@ -446,7 +444,7 @@ def read_arff(path: str | os.PathLike[str]) -> ArffContents:
     path = Path(path)
     # Weka writes UTF-8; older files may be Latin-1, which can decode any byte.
     # 'utf-8-sig' is UTF-8 that also drops a leading byte-order mark (Windows
-    # editors write one; it used to make the @relation line unreadable).
+    # editors write one; left in, it makes the @relation line unreadable).
     for encoding in ("utf-8-sig", "latin-1"):
         try:
             obj, sparse, n_data = _decode(path, encoding)

@@ -72,8 +72,8 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
 def threads_for(n_jobs: int | None) -> int:
     """Threads of the compiled selection for a backend's ``n_jobs``: the rule of
     ``resolve_n_jobs`` (None: the BLAS pool's size, so that ``threadpool_limits``
-    holds), read from one cached ``ThreadpoolController`` (``threadpool_info`` costs
-    about 0.3 ms a call, as much as the selection of a small problem)."""
+    holds), read from one cached ``ThreadpoolController`` (``threadpool_info`` scans
+    the loaded libraries on every call, as costly as the selection of a small problem)."""
     if n_jobs is not None:
         return resolve_n_jobs(n_jobs)
     counts = [lib.num_threads for lib in _blas_controller().lib_controllers]
@@ -112,8 +112,8 @@ def run_items(fn: Callable[[Any], object], items: Sequence[Any], workers: int) -
     """``fn(item)`` for every item, on ``workers`` threads that each take the next item.
 
     The calling thread and ``workers - 1`` threads of the process-wide pool
-    (``_executor``): no pool is started per call (about 0.1 ms each, as much as a
-    small search's selection). A caller whose pool threads are busy with another
+    (``_executor``): no pool is started per call (as costly as a small search's
+    selection). A caller whose pool threads are busy with another
     caller's items drains its own items itself, so two searches at once never wait
     on each other. The first error raised is raised here, after every thread has
     stopped taking items.
@@ -151,7 +151,7 @@ def blas_single_threaded() -> Iterator[None]:
     """A context in which the process's BLAS runs on the calling thread only.
 
     The limit is the cached ``_blas_controller``'s (``threadpool_limits`` would scan
-    the loaded libraries on every call, about 0.3 ms) and is shared: the first of
+    the loaded libraries on every call) and is shared: the first of
     several overlapping callers (searches run from several threads) sets it and the
     last one out restores the BLAS's own thread count. With one limiter each, a
     caller that entered second would restore the 1 that the first had set, and the
@@ -245,9 +245,9 @@ def _steer_workers(pool: ThreadPoolExecutor) -> None:
     A search of a few milliseconds hands half its rows to a pool thread that was
     asleep. On a virtual machine the kernel sees the other, idle vCPU as preempted
     and wakes the thread on the caller's CPU, where the two share one core until
-    the load balancer parts them, tens of milliseconds later: on the 2-vCPU Intel
-    host, MLkNN fit + predict on yeast's 50/50 split took 9-11 ms for the first
-    ~5 calls after every pause, then 6.1-6.8 ms. With the caller's CPU taken out of
+    the load balancer parts them, tens of milliseconds later: the first calls
+    after every pause are then markedly slower (docs/performance.md, "Thread
+    steering"). With the caller's CPU taken out of
     the threads' affinity before they wake, they start on the other CPU. A no-op
     where the caller may run on one CPU only, off Linux, or with
     ``MLKNN_STEER_THREADS=0``; each hand-off costs one system call per thread.

@@ -230,8 +230,8 @@ def validate_features(
     deep inside the conversion; turn it into an error naming X and the rule.
     """
     if _plain_valid_array(estimator, X, reset, dtype):
-        # What validate_data would conclude, in microseconds instead of ~0.25 ms
-        # (a fifth of a small fit + predict's bookkeeping): the array as it is.
+        # What validate_data would conclude, without its cost (a fifth of a small
+        # fit + predict's bookkeeping): the array as it is.
         if reset:
             estimator.n_features_in_ = X.shape[1]
         return X

@@ -34,9 +34,8 @@ MIN_ROWS_PER_THREAD = 256
 
 #: The widest search the compiled selection takes; wider ones keep the numpy path.
 #: Its k-th smallest and its top k insert into sorted buffers of k entries (cheap for
-#: small k, O(k) per insertion): one thread, n = 4,000, d = 50, leave-one-out, compiled
-#: / numpy 0.034 / 0.050 s at k = 10, 0.060 / 0.096 at k = 32, 0.136 / 0.109 at k = 64,
-#: 1.33 / 0.37 at k = 300 (the hubness reductions' candidate lists are >= 100 wide).
+#: small k, O(k) per insertion): it beats numpy up to a few tens of neighbours and
+#: loses beyond, where the hubness reductions' candidate lists (>= 100 wide) are.
 MAX_NEIGHBORS = 32
 
 _lock = threading.Lock()
