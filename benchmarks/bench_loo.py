@@ -104,7 +104,9 @@ def main():
             print(json.dumps(record), flush=True)
 
             def ratio(a, b, which):
-                return None if best[a][which] is None else best[a][which] / best[b][which]
+                if best[a][which] is None or best[b][which] is None:
+                    return None
+                return best[a][which] / best[b][which]
 
             rows.append([name, X.shape[0], Y.shape[1], est_name, best["fit"][0], best["loo_proba"][0],
                          ratio("loo_proba", "fit", 0), ratio("loo_proba", "fit", 1),
