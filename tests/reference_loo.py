@@ -14,9 +14,9 @@ from sklearn.model_selection import LeaveOneOut
 
 def loop_loo_proba(estimator, X, Y):
     """Row i: ``clone(estimator)`` fitted on every row but i, scoring ``X[i]``."""
-    X = np.asarray(X)
+    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
     Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
     out = np.empty(Y.shape, dtype=np.float64)
-    for train, test in LeaveOneOut().split(X):
+    for train, test in LeaveOneOut().split(np.zeros((X.shape[0], 1))):
         out[test] = clone(estimator).fit(X[train], Y[train]).predict_proba(X[test])
     return out

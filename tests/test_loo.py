@@ -110,6 +110,13 @@ def test_median_without_each_row(n):
     np.testing.assert_array_equal(medians_without_each_row(kth, nxt, ind), expected)
 
 
+def test_exact_on_sparse_features(small_problem):
+    X, Y = small_problem
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+    for est in (MLkNN(n_neighbors=5, metric="cosine"), NeighborhoodClassifier(n_neighbors=5, metric="cosine")):
+        np.testing.assert_allclose(loo_predict_proba(est, X, Y), loop_loo_proba(est, X, Y), rtol=0, atol=1e-12)
+
+
 def test_auto_radius_on_distinct_points(small_problem):
     X, Y = small_problem
     for est in (BMLkNN(radius="auto", n_neighbors=6), NeighborhoodClassifier(n_neighbors=6)):
