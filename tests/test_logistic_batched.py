@@ -197,7 +197,9 @@ def test_line_search_steps_meet_armijo_on_the_true_objective():
     curv = np.einsum("ij,ij,ij->j", P * (1 - P) / n, Zd, Zd) + pen * (d[:p] ** 2).sum(axis=0)
     f0 = _objective(Z1, W0, T, pen)
     f = np.where(np.arange(m) % 2 == 0, f0, np.nan)  # some objectives known, some not
-    Wa, ba, S_new, f_new = line_search._line_search(S, Zd, W0[:p].copy(), W0[p].copy(), d, f, slope, curv, T, pen)
+    M = np.maximum(Zd.max(axis=0), -Zd.min(axis=0))
+    line = _logistic.NumpyPasses(n, fast=True).line(S, Zd, T)
+    Wa, ba, S_new, f_new = line_search.line_search(line, n, W0[:p].copy(), W0[p].copy(), d, f, slope, curv, M, pen)
     W_new = np.vstack([Wa, ba])
     np.testing.assert_allclose(S_new, Z1 @ W_new, rtol=0, atol=1e-12)
     f_true = _objective(Z1, W_new, T, pen)
@@ -215,7 +217,10 @@ def test_line_minimum_is_near_the_minimum_along_the_line():
     Z1, T, pen, W0, S, P, g, d = _newton_line_problem(8, n, p, m, np.geomspace(0.2, 5.0, m))
     Zd = Z1 @ d
     slope = (g * d).sum(axis=0)
-    t = line_search._line_minimum(S, Zd, T, W0[:p], d, slope, pen)
+    line = _logistic.NumpyPasses(n, fast=True).line(S, Zd, T)
+    cols = np.arange(m)
+    t = line_search._bracketed_newton(lambda tt: line.derivatives(tt, cols), n, (W0[:p] * d[:p]).sum(axis=0),
+                                      (d[:p] * d[:p]).sum(axis=0), slope, pen)
 
     def phi(j, s):
         return _objective(Z1, W0[:, [j]] + s * d[:, [j]], T[:, [j]], pen)[0]

@@ -107,13 +107,13 @@ def test_fused_and_numpy_iterations_stop_at_the_same_optimum(monkeypatch):
     labels = np.arange(Y.shape[1])
     monkeypatch.setattr(_logistic, "_FLOAT32_FROM", 0)
     calls = []
-    orig = _logistic_fused.newton_cg_fused
+    orig = _logistic_fused.FusedPasses
 
     def spy(*args, **kwargs):
         calls.append(1)
         return orig(*args, **kwargs)
 
-    monkeypatch.setattr(_logistic_fused, "newton_cg_fused", spy)
+    monkeypatch.setattr(_logistic_fused, "FusedPasses", spy)
     fused = fit_logistic_batched(Z, Y, labels, C=1.0, tol=1e-9, max_iter=100)
     assert calls  # the fused iteration ran
     monkeypatch.setattr(_compiled, "ENABLED", False)

@@ -33,7 +33,7 @@ The method is a truncated Newton (Newton-CG) iteration run column by column:
   steps per label 31 -> 20 for about 0.6 CG step of work per Newton step);
 * a line search per label on ``s + t Z d`` (no extra product with Z per trial):
   the full step is taken without evaluating the loss where a curvature bound
-  proves the Armijo decrease (see :func:`mlknn.algorithms._line_search._line_search`; every label near the
+  proves the Armijo decrease (see :func:`mlknn.algorithms._line_search.line_search`; every label near the
   optimum); elsewhere (large score changes, the first Newton steps) three
   safeguarded 1-D Newton steps on the objective along the line propose t, which
   Armijo checks and halves if needed;
@@ -45,9 +45,11 @@ separation test runs on the labels that stop, the targets and scores of the
 labels still running are kept compact, and the full Newton step is tried for
 all labels at once, backtracking only the labels that fail it.
 
-On large problems, where numba is available, the same iteration runs with its
-elementwise passes compiled and threaded (:mod:`mlknn.algorithms._logistic_fused`);
-``_newton_cg`` below is the numpy iteration of every other case.
+One iteration (``_newton_cg``) and one line search
+(:func:`mlknn.algorithms._line_search.line_search`) serve every problem; they are
+generic over the object that makes the passes over the (n, labels) scores:
+:class:`NumpyPasses` here, or, on large problems where numba is available,
+``_logistic_fused.FusedPasses`` (compiled and threaded, the scores updated in place).
 
 Labels are processed in batches whose (n, batch) float64 work arrays fit in
 ``_BATCH_BYTES``. No Python loop over instances; the loop over labels is only
@@ -55,7 +57,7 @@ the batching.
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,7 +66,7 @@ from threadpoolctl import threadpool_limits
 
 from ..utils._typing import ArrayLike, BoolArray, FloatArray, MatrixLike, NDArray
 from . import _logistic_fused
-from ._line_search import _line_search
+from ._line_search import LineMoves, _loss, line_search
 from ._logistic_start import start_point
 
 #: Bytes the (n, batch) work arrays of one batch of labels may take (about 8 live).
@@ -182,17 +184,18 @@ def fit_logistic_batched(
     not_converged: list[int] = []
     # Large problems run their elementwise passes compiled and threaded where numba is
     # available (the same iteration, see ``_logistic_fused``); small ones stay numpy.
-    passes = _logistic_fused.runner(n) if large else None
+    runner = _logistic_fused.runner(n) if large else None
     for start in range(0, L, batch):
         cols = labels[start : start + batch]
         part = None if init is None else (init[0][start : start + batch], init[1][start : start + batch])
-        if passes is None:
+        ops: Passes
+        if runner is None:
             T = np.asarray(Y[:, cols], dtype=np.float64)
-            W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond, atol, large, part)
+            ops = NumpyPasses(n, fast=large)
         else:  # the compiled passes read 0/1 targets of any dtype: uint8, 8 times less to read
             T = np.asarray(Y[:, cols], dtype=np.uint8)
-            W, b, it, ok, sep = _logistic_fused.newton_cg_fused(Z, T, pen, tol, max_iter, precond, atol, passes,
-                                                                part)
+            ops = _logistic_fused.FusedPasses(runner, n, T.shape[1])
+        W, b, it, ok, sep = _newton_cg(Z, T, pen, tol, max_iter, precond, atol, ops, part)
         coef[start : start + batch] = W.T
         intercept[start : start + batch] = b
         n_iter[start : start + batch] = it
@@ -423,29 +426,178 @@ class _Preconditioner:
         return _cg(hess_vec, -g, self.apply, atol, self.max_cg)
 
 
+class NumpyPasses:
+    """The Newton-CG's passes over the scores in numpy (small problems, or no numba).
+
+    One object per batch of labels: it keeps what a pass computes for the next one
+    (the probabilities of the gradient for the curvature weights, the line
+    search's accepted trial scores). ``fast``: the line search's shortcuts (the
+    curvature bound and the 1-D Newton search), which pay off on large problems.
+    The compiled twin is ``_logistic_fused.FusedPasses``; :func:`_newton_cg` runs
+    either.
+    """
+
+    #: The preconditioner's CG products need no pass of their own here.
+    compiled = None
+
+    def __init__(self, n: int, fast: bool) -> None:
+        self.n = n
+        self.fast = fast
+        self._P: FloatArray | None = None
+
+    def start(self, Z: MatrixLike, W: FloatArray, b: FloatArray, warm: bool) -> FloatArray:
+        """The scores ``Z W + b`` of the starting point (``Z W`` only for a warm start)."""
+        S = np.broadcast_to(b, (self.n, b.shape[0])).copy()
+        if warm:
+            S += np.asarray(Z @ W)
+        return S
+
+    def gradient(self, Z: MatrixLike, S: FloatArray, T: NDArray[Any], W: FloatArray, pen: float) -> FloatArray:
+        """The mean objective's gradient (weights, then the intercept), shape (p + 1, m)."""
+        n, p = Z.shape
+        P = expit(S)
+        R = P - T
+        g = np.empty((p + 1, S.shape[1]))
+        g[:p] = np.asarray(Z.T @ R) / n + pen * W
+        g[p] = R.sum(axis=0) / n
+        self._P = P
+        return g
+
+    def compact(self, S: FloatArray, keep: NDArray[np.intp]) -> FloatArray:
+        """The columns ``keep`` of the scores (labels that stopped leave)."""
+        assert self._P is not None
+        self._P = self._P[:, keep]
+        return S[:, keep]
+
+    def curvature_weights(self, S: FloatArray) -> FloatArray:
+        """``p (1 - p) / n`` at the scores, from the gradient's probabilities."""
+        P = self._P
+        assert P is not None
+        self._P = None
+        return P * (1.0 - P) / self.n
+
+    def score_changes(self, Z: MatrixLike, step: FloatArray) -> FloatArray:
+        """``Z d + d_0``: the scores' change along the full step."""
+        p = Z.shape[1]
+        Zd: FloatArray = np.asarray(Z @ step[:p]) + step[p]
+        return Zd
+
+    def step_stats(
+        self, Zd: FloatArray, step: FloatArray, Dn: FloatArray
+    ) -> tuple[FloatArray | None, FloatArray | None]:
+        """The data term's curvature along the step and the largest score change (``fast`` only)."""
+        if not self.fast:
+            return None, None
+        curv: FloatArray = np.einsum("ij,ij,ij->j", Dn, Zd, Zd)
+        return curv, np.maximum(Zd.max(axis=0), -Zd.min(axis=0))
+
+    def line(self, S: FloatArray, Zd: FloatArray, T: NDArray[Any]) -> "_NumpyLine":
+        """The passes of one line search along ``Zd`` from ``S``."""
+        return _NumpyLine(S, Zd, T)
+
+
+class _NumpyLine:
+    """:class:`~mlknn.algorithms._line_search.LineMoves` in numpy: new score arrays."""
+
+    def __init__(self, S: FloatArray, Zd: FloatArray, T: NDArray[Any]) -> None:
+        self.S, self.Zd, self.T = S, Zd, T
+        self.S_new = S + Zd  # the full step, where the curvature bound accepts it
+        self.trial: FloatArray | None = None
+
+    def derivatives(self, t: FloatArray, cols: NDArray[np.intp]) -> tuple[FloatArray, FloatArray]:
+        Zd = self.Zd[:, cols]
+        P = expit(self.S[:, cols] + t * Zd)
+        d1 = np.einsum("ij,ij->j", P - self.T[:, cols], Zd)
+        P *= 1.0 - P  # the curvature weights
+        return d1, np.einsum("ij,ij,ij->j", P, Zd, Zd)
+
+    def loss_at_start(self, cols: NDArray[np.intp]) -> FloatArray:
+        return _loss(self.S[:, cols], self.T[:, cols])
+
+    def loss(self, t: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
+        self.trial = self.S[:, cols] + t * self.Zd[:, cols]
+        return _loss(self.trial, self.T[:, cols])
+
+    def accept(self, cols: NDArray[np.intp], ok: BoolArray) -> None:
+        assert self.trial is not None
+        self.S_new[:, cols] = self.trial[:, ok]
+
+    def finish(self, t: FloatArray) -> FloatArray:
+        failed = t == 0.0
+        self.S_new[:, failed] = self.S[:, failed]
+        return self.S_new
+
+
+class Passes(Protocol):
+    """What :func:`_newton_cg` asks of its passes: :class:`NumpyPasses` or
+    ``_logistic_fused.FusedPasses`` (the same iteration, step for step)."""
+
+    compiled: Any
+
+    def start(self, Z: MatrixLike, W: FloatArray, b: FloatArray, warm: bool) -> FloatArray: ...
+
+    def gradient(self, Z: MatrixLike, S: FloatArray, T: NDArray[Any], W: FloatArray, pen: float) -> FloatArray: ...
+
+    def compact(self, S: FloatArray, keep: NDArray[np.intp]) -> FloatArray: ...
+
+    def curvature_weights(self, S: FloatArray) -> FloatArray: ...
+
+    def score_changes(self, Z: MatrixLike, step: FloatArray) -> FloatArray: ...
+
+    def step_stats(
+        self, Zd: FloatArray, step: FloatArray, Dn: FloatArray
+    ) -> tuple[FloatArray | None, FloatArray | None]: ...
+
+    def line(self, S: FloatArray, Zd: FloatArray, T: NDArray[Any]) -> LineMoves: ...
+
+
 def _newton_cg(
     Z: MatrixLike,
-    T: FloatArray,
+    T: NDArray[Any],
     pen: float,
     tol: float,
     max_iter: int,
-    precond: _Preconditioner,
-    atol: float = 0.0,
-    fast: bool = False,
+    precond: "_Preconditioner",
+    atol: float,
+    passes: Passes,
     init: tuple[FloatArray, FloatArray] | None = None,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int64], BoolArray, BoolArray]:
-    """Newton-CG for the columns of T; returns W (p, m), b (m,), iterations, converged and separated masks.
+    """The batched Newton-CG for the columns of T (one logistic regression each).
 
-    ``atol``: the CG's residual floor (see ``_CG_ATOL``); ``fast``: the line
-    search's shortcuts (see :func:`mlknn.algorithms._line_search._line_search`);
-    ``init``: a warm start (see :func:`fit_logistic_batched`).
+    Parameters
+    ----------
+    Z : ndarray or sparse matrix of shape (n, p)
+        The shared inputs.
+    T : ndarray of shape (n, m)
+        0/1 targets, one column per label.
+    pen : float
+        The penalty's weight (its Hessian per weight), ``1 / (C n)``.
+    tol : float
+        A label stops when the largest component of its gradient is <= tol.
+    max_iter : int
+        Newton steps per label.
+    precond : _Preconditioner
+        Solves the Newton systems by preconditioned CG.
+    atol : float
+        The CG's residual floor (see ``_CG_ATOL``).
+    passes : NumpyPasses or FusedPasses
+        The passes over the (n, m) scores: numpy, or compiled and threaded.
+    init : (W, b) of shapes (p, m) and (m,), optional
+        A warm start (see :func:`fit_logistic_batched`).
+
+    Returns
+    -------
+    W : ndarray of shape (p, m)
+    b : ndarray of shape (m,)
+    iterations : ndarray of shape (m,), int64
+    converged, separated : ndarray of shape (m,), bool
+        Whether each label met ``tol``; whether its final point puts every row on
+        its own side.
     """
     n, p = Z.shape
     m = T.shape[1]
     W, b = start_point(T, p, init)
-    S = np.broadcast_to(b, (n, m)).copy()
-    if init is not None:
-        S += np.asarray(Z @ W)
+    S = passes.start(Z, W, b, init is not None)
     iters = np.zeros(m, dtype=np.int64)
     converged = np.zeros(m, dtype=bool)
     act = np.arange(m)
@@ -453,11 +605,7 @@ def _newton_cg(
     f = np.full(m, np.nan)  # objectives, computed when a line search needs them
     Ta = T  # the targets of the active labels, kept compact as S, g and f are
     for _ in range(max_iter + 1):
-        P = expit(S)
-        R = P - Ta
-        g = np.empty((p + 1, act.size))
-        g[:p] = np.asarray(Z.T @ R) / n + pen * W[:, act]
-        g[p] = R.sum(axis=0) / n
+        g = passes.gradient(Z, S, Ta, W[:, act], pen)
         done = np.abs(g).max(axis=0) <= tol
         # Every active label has made the same number of steps (labels only leave).
         last = bool(iters[act[0]] >= max_iter)
@@ -468,18 +616,21 @@ def _newton_cg(
         if last:
             break
         if done.any():
-            keep = ~done
-            act, S, P, g, f, Ta = act[keep], S[:, keep], P[:, keep], g[:, keep], f[keep], Ta[:, keep]
-            if act.size == 0:
+            keep = np.flatnonzero(~done)
+            if keep.size == 0:
                 break
-        Dn = P * (1.0 - P) / n
-        del P, R
-        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0))
-        Zd = np.asarray(Z @ d[:p]) + d[p]
-        slope = (g * d).sum(axis=0)
-        curv = np.einsum("ij,ij,ij->j", Dn, Zd, Zd) + pen * (d[:p] * d[:p]).sum(axis=0) if fast else None
+            S = passes.compact(S, keep)
+            act, g, f, Ta = act[keep], g[:, keep], f[keep], Ta[:, keep]
+        Dn = passes.curvature_weights(S)
+        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0), passes=passes.compiled)
+        Zd = passes.score_changes(Z, d)
+        curv, max_change = passes.step_stats(Zd, d, Dn)
         del Dn
-        W[:, act], b[act], S, f = _line_search(S, Zd, W[:, act], b[act], d, f, slope, curv, Ta, pen)
+        slope = (g * d).sum(axis=0)
+        if curv is not None:
+            curv += pen * (d[:p] * d[:p]).sum(axis=0)
+        line = passes.line(S, Zd, Ta)
+        W[:, act], b[act], S, f = line_search(line, n, W[:, act], b[act], d, f, slope, curv, max_change, pen)
         iters[act] += 1
     return W, b, iters, converged, separated
 

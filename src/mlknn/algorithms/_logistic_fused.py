@@ -1,11 +1,11 @@
 """The batched Newton-CG's large problems with compiled, threaded elementwise passes.
 
-:func:`mlknn.algorithms._logistic._newton_cg` spends about half of a large
+:func:`mlknn.algorithms._logistic._newton_cg` with numpy passes spends about half of a large
 problem's time outside the matrix products: expit, the residuals and curvature
 weights, the line search's trial scores and losses, each a numpy pass over an
 (n, labels) float64 array on one thread, most allocating a fresh temporary of that
-size, whose page faults cost as much as the arithmetic. Here the same iteration runs with those passes fused
-into the few compiled row-block kernels of
+size, whose page faults cost as much as the arithmetic. :class:`FusedPasses` gives the
+same iteration those passes fused into the few compiled row-block kernels of
 :mod:`mlknn.algorithms._logistic_kernels`, run on the BLAS thread count, and the
 scores updated in place. The algorithm is the same step for step (Newton
 direction, curvature bound, 1-D Newton line minimum, Armijo halvings); only the
@@ -28,8 +28,6 @@ import numpy as np
 from ..neighbors._exact import _compiled
 from ..utils._threads import submit, threads_for
 from ..utils._typing import BoolArray, FloatArray, MatrixLike, NDArray
-from ._line_search import _armijo, _bracketed_newton, _full_step_certified
-from ._logistic_start import start_point
 
 #: Rows per block of a compiled pass (its partial column sums are added in block order).
 _BLOCK_ROWS = 256
@@ -187,139 +185,98 @@ def runner(n_rows: int) -> _Passes | None:
     return None if mod is None else _Passes(mod, n_rows, threads_for(None))
 
 
-def newton_cg_fused(
-    Z: MatrixLike,
-    T: FloatArray,
-    pen: float,
-    tol: float,
-    max_iter: int,
-    precond: Any,
-    atol: float,
-    passes: _Passes,
-    init: tuple[FloatArray, FloatArray] | None = None,
-) -> tuple[FloatArray, FloatArray, NDArray[np.int64], BoolArray, BoolArray]:
-    """:func:`mlknn.algorithms._logistic._newton_cg` (large path) with the compiled passes.
+class FusedPasses:
+    """The Newton-CG's passes with the compiled row-block kernels (``_logistic.Passes``).
 
-    Same arguments and returns (``precond`` a ``_logistic._Preconditioner``).
+    One object per batch of m labels over n rows. Two (n, m) work areas are reused
+    by every step as views of the live columns' width (fresh arrays per step cost
+    page faults worth a third of the passes, and raise the peak): the residuals,
+    then (once the gradient has used them) the curvature weights; and the step's
+    score changes. The scores live in a third, compacted in place when labels stop.
     """
-    n, p = Z.shape
-    m = T.shape[1]
-    W, b = start_point(T, p, init)  # the intercept-only optimum, or a warm start
-    work_s = np.empty(n * m)  # the scores, compacted in place when labels stop
-    S = work_s.reshape(n, m)
-    S[...] = b
-    if init is not None:
-        S += np.asarray(Z @ W)
-    iters = np.zeros(m, dtype=np.int64)
-    converged = np.zeros(m, dtype=bool)
-    act = np.arange(m)
-    separated = np.zeros(m, dtype=bool)
-    f = np.full(m, np.nan)
-    Ta = T
-    # Two (n, m) work areas reused by every step as views of the live columns' width
-    # (fresh 63 MB arrays per step cost page faults worth a third of the passes, and
-    # raise the peak): the residuals, then (once the gradient has used them) the
-    # curvature weights; and the step's score changes.
-    work_a, work_zd = np.empty(n * m), np.empty(n * m)
 
-    def view(work: FloatArray, width: int) -> FloatArray:
-        return work[: n * width].reshape(n, width)
+    def __init__(self, runner: _Passes, n: int, m: int) -> None:
+        self.compiled = runner  # the preconditioner's CG products use it too
+        self.n = n
+        self.work_s = np.empty(n * m)
+        self.work_a = np.empty(n * m)
+        self.work_zd = np.empty(n * m)
 
-    for _ in range(max_iter + 1):
-        R = view(work_a, act.size)
-        rsum = passes.residuals(S, Ta, R)
-        g = np.empty((p + 1, act.size))
+    def _view(self, work: FloatArray, width: int) -> FloatArray:
+        return work[: self.n * width].reshape(self.n, width)
+
+    def start(self, Z: MatrixLike, W: FloatArray, b: FloatArray, warm: bool) -> FloatArray:
+        """The scores ``Z W + b`` of the starting point (``Z W`` only for a warm start)."""
+        S = self._view(self.work_s, b.shape[0])
+        S[...] = b
+        if warm:
+            S += np.asarray(Z @ W)
+        return S
+
+    def gradient(self, Z: MatrixLike, S: FloatArray, T: NDArray[Any], W: FloatArray, pen: float) -> FloatArray:
+        """The mean objective's gradient (weights, then the intercept), shape (p + 1, m)."""
+        n, p = Z.shape
+        R = self._view(self.work_a, S.shape[1])
+        rsum = self.compiled.residuals(S, T, R)
+        g = np.empty((p + 1, S.shape[1]))
         g[:p] = np.asarray(Z.T @ R)
-        del R
         g[:p] /= n
-        g[:p] += pen * W[:, act]
+        g[:p] += pen * W
         g[p] = rsum / n
-        done = np.abs(g).max(axis=0) <= tol
-        last = bool(iters[act[0]] >= max_iter)
-        stop = np.ones(act.size, dtype=bool) if last else done
-        if stop.any():
-            separated[act[stop]] = ((2.0 * Ta[:, stop] - 1.0) * S[:, stop] > 0).all(axis=0)
-        converged[act[done]] = True
-        if last:
-            break
-        if done.any():
-            keep = np.flatnonzero(~done)
-            if keep.size == 0:
-                break
-            passes.mod.compact_columns(work_s, n, act.size, keep)  # sequential: in place
-            S = view(work_s, keep.size)
-            act, g, f, Ta = act[keep], g[:, keep], f[keep], Ta[:, keep]
-        Dn = view(work_a, act.size)
-        passes.curvature_weights(S, Dn)
-        d = precond.newton_direction(Dn, g, atol, head=bool(iters[act[0]] > 0), passes=passes)
-        Zd = view(work_zd, act.size)
+        return g
+
+    def compact(self, S: FloatArray, keep: NDArray[np.intp]) -> FloatArray:
+        """The columns ``keep`` of the scores, moved to the front of their work area."""
+        self.compiled.mod.compact_columns(self.work_s, self.n, S.shape[1], keep)  # sequential: in place
+        return self._view(self.work_s, keep.size)
+
+    def curvature_weights(self, S: FloatArray) -> FloatArray:
+        """``p (1 - p) / n`` at the scores."""
+        Dn = self._view(self.work_a, S.shape[1])
+        self.compiled.curvature_weights(S, Dn)
+        return Dn
+
+    def score_changes(self, Z: MatrixLike, step: FloatArray) -> FloatArray:
+        """``Z d`` (the intercept's change is added by :meth:`step_stats`)."""
+        p = Z.shape[1]
+        Zd = self._view(self.work_zd, step.shape[1])
         if isinstance(Z, np.ndarray):
-            np.matmul(Z, d[:p], out=Zd)
+            np.matmul(Z, step[:p], out=Zd)
         else:
-            Zd[...] = Z @ d[:p]
-        curv, M = passes.step_stats(Zd, d[p], Dn)
-        del Dn
-        slope = (g * d).sum(axis=0)
-        curv += pen * (d[:p] * d[:p]).sum(axis=0)
-        W[:, act], b[act], f = _line_search_fused(S, Zd, W[:, act], b[act], d, f, slope, curv, M, Ta, pen, passes)
-        iters[act] += 1
-    return W, b, iters, converged, separated
+            Zd[...] = Z @ step[:p]
+        return Zd
+
+    def step_stats(self, Zd: FloatArray, step: FloatArray, Dn: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Adds the intercept's change to Zd; the data term's curvature along the step
+        and the largest score change."""
+        curv, max_change = self.compiled.step_stats(Zd, step[-1], Dn)
+        return curv, max_change
+
+    def line(self, S: FloatArray, Zd: FloatArray, T: NDArray[Any]) -> "_FusedLine":
+        """The passes of one line search along ``Zd`` from ``S`` (S updated in place)."""
+        return _FusedLine(self.compiled, S, Zd, T)
 
 
-def _line_search_fused(
-    S: FloatArray,
-    Zd: FloatArray,
-    Wa: FloatArray,
-    ba: FloatArray,
-    d: FloatArray,
-    f: FloatArray,
-    slope: FloatArray,
-    curv: FloatArray,
-    M: FloatArray,
-    Ta: FloatArray,
-    pen: float,
-    passes: _Passes,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """:func:`mlknn.algorithms._line_search._line_search` with ``curv``, updating S in place.
+class _FusedLine:
+    """:class:`~mlknn.algorithms._line_search.LineMoves` compiled: no (n, m) trial arrays;
+    the accepted steps are applied to S in place at the end."""
 
-    ``M`` is each column's largest ``|Zd|``. Returns the new weights, intercepts and
-    objectives (NaN where the curvature bound accepted the full step); S holds
-    the new scores.
-    """
-    n, p = S.shape[0], Wa.shape[0]
-    m = S.shape[1]
-    safe = _full_step_certified(M, slope, curv)  # the full step, without evaluating the loss
-    f_new = np.full(m, np.nan)
-    Wa = np.where(safe, Wa + d[:p], Wa)
-    t = np.ones(m)
-    todo = np.flatnonzero(~safe)
-    if todo.size:
-        Wt, dt = Wa[:, todo], d[:p, todo]
+    def __init__(self, runner: _Passes, S: FloatArray, Zd: FloatArray, T: NDArray[Any]) -> None:
+        self.runner, self.S, self.Zd, self.T = runner, S, Zd, T
 
-        def derivatives(tt: FloatArray) -> tuple[FloatArray, FloatArray]:
-            return passes.line_derivatives(S, Zd, Ta, tt, todo)
+    def derivatives(self, t: FloatArray, cols: NDArray[np.intp]) -> tuple[FloatArray, FloatArray]:
+        return self.runner.line_derivatives(self.S, self.Zd, self.T, t, cols)
 
-        t[todo] = _bracketed_newton(derivatives, n, (Wt * dt).sum(axis=0), (dt * dt).sum(axis=0), slope[todo], pen)
-        unknown = todo[np.isnan(f[todo])]
-        if unknown.size:
-            Wu = Wa[:, unknown]
-            f[unknown] = passes.line_loss(S, Zd, Ta, np.zeros(unknown.size), unknown) / n
-            f[unknown] += 0.5 * pen * (Wu * Wu).sum(axis=0)
-    for _ls in range(40):
-        if todo.size == 0:
-            break
-        tt = t[todo]
-        Wt = Wa[:, todo] + tt * d[:p, todo]
-        ft = passes.line_loss(S, Zd, Ta, tt, todo) / n + 0.5 * pen * (Wt * Wt).sum(axis=0)
-        ok = _armijo(ft, f[todo], tt, slope[todo])
-        idx = todo[ok]
-        f_new[idx] = ft[ok]
-        Wa[:, idx] = Wt[:, ok]
-        todo = todo[~ok]
-        t[todo] *= 0.5
-    if todo.size:  # a failed line search keeps its point
-        t[todo] = 0.0
-        f_new[todo] = f[todo]
-    moved = np.flatnonzero(t != 0.0)
-    passes.step_scores(S, Zd, t[moved], moved)
-    return Wa, ba + t * d[p], f_new
+    def loss_at_start(self, cols: NDArray[np.intp]) -> FloatArray:
+        return self.runner.line_loss(self.S, self.Zd, self.T, np.zeros(cols.size), cols)
+
+    def loss(self, t: FloatArray, cols: NDArray[np.intp]) -> FloatArray:
+        return self.runner.line_loss(self.S, self.Zd, self.T, t, cols)
+
+    def accept(self, cols: NDArray[np.intp], ok: BoolArray) -> None:
+        pass  # the step lengths say it all: applied by finish
+
+    def finish(self, t: FloatArray) -> FloatArray:
+        moved = np.flatnonzero(t != 0.0)
+        self.runner.step_scores(self.S, self.Zd, t[moved], moved)
+        return self.S
