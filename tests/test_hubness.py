@@ -286,7 +286,7 @@ def test_hubness_none_is_identity(small_problem):
 def test_cli_hubness_command(data_dir, capsys):
     from mlknn.cli._hubness import hubness_command
 
-    stats = hubness_command("emotions", k=10, include_self=True)
+    stats = hubness_command("emotions", k=10, include_self=True, scaling="none")
     out = capsys.readouterr().out
     assert "S_k" in out and "0.19" in out  # seed 001 Table 1: emotions S_k = 0.19
     assert stats.antihub_occurrence == 0.0

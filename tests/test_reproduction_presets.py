@@ -25,11 +25,9 @@ def test_mlhiknn2025_runs_mulans_readings_of_its_mulan_columns():
 
 
 def test_mlhiknn2025_mulan_readings_build_mulan_estimators():
-    from mlknn.experiments._runner import make_estimator
-
     got = _resolved("mlhiknn2025", ["emotions"])
     for label in ("DMLkNN", "IBLR"):
-        est = make_estimator(got[(label, "MULAN reading")], seed=0)
+        est = got[(label, "MULAN reading")].build(seed=0)
         assert est.get_params()["variant"] == "mulan" and est.n_neighbors == 20
 
 
