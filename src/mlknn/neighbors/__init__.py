@@ -18,6 +18,8 @@ name               exact    needs
 ``hnswlib``        no       ``pip install 'mlknn[hnswlib]'`` (builds from source: needs a C++ compiler); dense input
 ``pynndescent``    no       ``pip install 'mlknn[pynndescent]'``; dense or sparse input
 ``torch``          yes      ``pip install 'mlknn[gpu]'``; dense input; CUDA when available
+``faiss-gpu``      yes      ``pip install 'mlknn[gpu]'`` (faiss's CUDA 12 wheel) and a CUDA device
+``faiss-gpu-ivf``  no       ``pip install 'mlknn[gpu]'`` and a CUDA device
 ``precomputed``    (given)  X is a kNN distance graph (see ``PrecomputedNeighbors``)
 =================  =======  ===========================================================
 
@@ -55,6 +57,7 @@ from ._base import (
 from ._brute import BruteNeighbors
 from ._contract import check_n_neighbors, drop_own_index, merge_topk
 from ._faiss import FaissHNSWNeighbors, FaissIVFNeighbors, FaissNeighbors
+from ._faiss_gpu import FaissGPUIVFNeighbors, FaissGPUNeighbors
 from ._graph import NeighborGraph, knn_to_csr
 from ._hnswlib import HnswlibNeighbors
 from ._pairwise import pairwise_distances, pairwise_distances_chunked, row_sqnorms
@@ -67,6 +70,8 @@ from ._voyager import VoyagerNeighbors
 __all__ = [
     "NEIGHBORS_CONSTRAINT",
     "BruteNeighbors",
+    "FaissGPUIVFNeighbors",
+    "FaissGPUNeighbors",
     "FaissHNSWNeighbors",
     "FaissIVFNeighbors",
     "FaissNeighbors",

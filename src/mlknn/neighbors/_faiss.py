@@ -58,6 +58,10 @@ class _FaissBase(_CandidateBackend):
     def _prepare_search(self, width: int) -> None:
         pass
 
+    def _on_device(self, faiss: ModuleType, index: Any) -> Any:
+        """The index where it is searched: here, as built (the GPU backends copy it to the device)."""
+        return index
+
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         index = state.pop("_index", None)
@@ -126,7 +130,7 @@ class FaissNeighbors(_FaissBase):
         faiss = _faiss(self._name)
         self._set_threads(faiss)
         self._X32 = X32
-        self._index = faiss.IndexFlatL2(X32.shape[1])
+        self._index = self._on_device(faiss, faiss.IndexFlatL2(X32.shape[1]))
         self._index.add(X32)
 
 
@@ -204,6 +208,7 @@ class FaissIVFNeighbors(_FaissBase):
         quantizer = faiss.IndexFlatL2(d)
         index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_L2)
         index.cp.seed = 1234 if self.random_state is None else int(self.random_state) % (2**31)
+        index = self._on_device(faiss, index)
         index.train(X32)
         index.add(X32)
         index.nprobe = self.nprobe_

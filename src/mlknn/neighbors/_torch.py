@@ -1,9 +1,9 @@
 """PyTorch backend (exact, GPU when there is one): ``neighbors="torch"``.
 
-Why torch rather than faiss's GPU index: faiss's CUDA build is not on PyPI (only
-``faiss-cpu`` is; the GPU build comes from conda or a source build), while torch's
-CUDA wheels are ``pip install``-able and the CPU wheel runs the same code, so this
-backend is tested in CI on the CPU and runs unchanged on a CUDA machine. Optional:
+Beside ``neighbors="faiss-gpu"`` (faiss's CUDA 12 wheel, ``faiss-gpu-cu12``, Linux
+x86-64 only; :mod:`mlknn.neighbors._faiss_gpu`): torch's CUDA wheels exist for more
+platforms, and torch's CPU wheel runs the same code, so this backend is tested in CI
+on the CPU and runs unchanged on a CUDA machine. Optional:
 ``pip install 'mlknn[gpu]'`` (a CUDA build of torch pulls several GB of wheels, so
 the extra is kept out of ``dev`` and out of the default install).
 
