@@ -26,18 +26,6 @@ from mlknn._registry import KNN_ESTIMATORS, available_estimators, get_estimator_
 
 ESTIMATORS = available_estimators()
 
-#: Found by these tests in code owned elsewhere (reported). xfail, not strict,
-#: so the fix needs no change here.
-KNOWN_NONDETERMINISTIC = {}
-
-
-def _params(names):
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_NONDETERMINISTIC[n], strict=False))
-        if n in KNOWN_NONDETERMINISTIC else n
-        for n in names
-    ]
-
 
 make = make_estimator  # the shared small-data constructor (tests/_estimator_checks.py)
 
@@ -72,7 +60,7 @@ def digest(name, ties=False, seed=0):
 
 
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
-@pytest.mark.parametrize("name", _params(ESTIMATORS))
+@pytest.mark.parametrize("name", ESTIMATORS)
 def test_two_fits_identical(name, ties):
     X, Y, Xq = problem(ties=ties)
     pred1, proba1 = outputs(make(name), X, Y, Xq)
@@ -110,7 +98,7 @@ def test_identical_across_processes_and_hash_seeds():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=900
     )
     there = json.loads(out.stdout.strip().splitlines()[-1])
-    differ = sorted(n for n in ESTIMATORS if here[n] != there[n] and n not in KNOWN_NONDETERMINISTIC)
+    differ = sorted(n for n in ESTIMATORS if here[n] != there[n])
     assert differ == [], f"outputs differ between processes for {differ}"
 
 

@@ -74,10 +74,6 @@ PREDICT_TIE_BY_LABEL_INDEX = {
     "brknnb": "the top-s labels by confidence are predicted; ties at the cut go to the lowest label index",
 }
 
-#: Known contract violations found by these tests (marked xfail, not strict).
-#: Empty: CML's marginals above 1 (found here) are clipped since c75c0d6.
-KNOWN_BUGS = {}
-
 #: Estimators slow enough (> 0.3 s per fit on 30 rows) to get fewer examples.
 SLOW = {"ecc", "ranksvm", "bpmll", "stacking", "mlrbf", "cml", "iblr"}
 
@@ -148,11 +144,7 @@ def _budget(name, fast, slow):
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_BUGS[n], strict=False)) if n in KNOWN_BUGS else n
-     for n in ESTIMATORS],
-)
+@pytest.mark.parametrize("name", ESTIMATORS)
 def test_predict_proba_finite_in_unit_interval(name):
     @settings(max_examples=_budget(name, 20, 5), **SETTINGS)
     @given(problems())

@@ -320,12 +320,12 @@ def count_cells(
     done_set = db.done_cells(config.datasets)
     protocol_key, search_key = config.protocol.key(), config.search_key()
     wanted = {(s.name, s.key()) for s in specs}
-    sp = config.protocol.splitter().params()
-    n_rep = sp["n_repeats"]
+    split_params = config.protocol.splitter().params()
+    n_rep = split_params["n_repeats"]
     done = 0
     for c in done_set:
         ds, alg, params, prep, search, proto, rep, fold = c
-        n_fold = per_dataset.get(ds) if config.protocol.name == "prequential" else sp.get("n_splits", 1)
+        n_fold = per_dataset.get(ds) if config.protocol.name == "prequential" else split_params.get("n_splits", 1)
         if (
             rep < n_rep
             and fold < int(n_fold or 0)  # type: ignore[call-overload]  # an int or None
