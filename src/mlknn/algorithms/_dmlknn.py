@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
+from ..utils._budget import WORK_BYTES
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._topk import topk_from_dense
@@ -30,7 +31,7 @@ from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 
 #: Bytes the per-block arrays of the evidence computation (queries x groups and
 #: queries x (label, count) columns) may take; the block height is derived from it.
-_BLOCK_BYTES = 64 * 2**20
+_BLOCK_BYTES = 4 * WORK_BYTES
 
 
 #: Default fuzziness. The value in the paper ("delta = _ generally gives good

@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ..neighbors import NeighborGraph
+from ..utils._budget import WORK_BYTES
 from ..utils._topk import (  # the top-k helpers of interface 2, importable here
     is_stored,
     topk_from_dense,
@@ -87,7 +88,7 @@ def neighbor_label_counts(
 
 
 # Bytes of gathered label rows per step of ``_gathered_counts`` (k x rows x q).
-_GATHER_BYTES = 1 << 24
+_GATHER_BYTES = WORK_BYTES
 
 
 def _gathered_counts(indices: NDArray[np.integer[Any]], Y: NDArray[Any]) -> NDArray[np.int64]:

@@ -64,13 +64,14 @@ import scipy.sparse as sp
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from ..utils._budget import WORK_BYTES
 from ..utils._typing import ArrayLike, BoolArray, FloatArray, MatrixLike, NDArray
 from . import _logistic_fused
 from ._line_search import LineMoves, _loss, line_search
 from ._logistic_start import start_point
 
 #: Bytes the (n, batch) work arrays of one batch of labels may take (about 8 live).
-_BATCH_BYTES = 512 * 2**20
+_BATCH_BYTES = 32 * WORK_BYTES
 
 #: Largest number of inputs (+ intercept) for the eigendecomposition preconditioner;
 #: above it the diagonal of the Hessian is used instead.

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._budget import WORK_BYTES
 from ..utils._resources import BASE_BYTES, ProblemSize, ResourceEstimate, check_resources, estimate
 from ..utils._typing import MatrixLike
 from ._outputs import _num_rows
 
 #: Bytes of the exact search's working blocks (its chunks and their candidates).
-SEARCH_WORK_BYTES = 32 * 2**20
+SEARCH_WORK_BYTES = 2 * WORK_BYTES
 
 
 def search_estimate(size: ProblemSize) -> ResourceEstimate:

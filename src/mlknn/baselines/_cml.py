@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
+from ..utils._budget import WORK_BYTES
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import MatrixLike, NDArray, SparseMatrix
 from ._base import (
@@ -42,7 +43,7 @@ def pair_features(S: NDArray[Any]) -> SparseMatrix:
 #: label_sets='observed' the number K of label sets can approach the number of
 #: instances (label-rich data), so the (n, K) potentials, their exponentials and
 #: the set probabilities are built a block of rows at a time.
-_CML_BLOCK_BYTES = 16 * 2**20
+_CML_BLOCK_BYTES = WORK_BYTES
 
 
 def _cml_row_blocks(n_rows: int, n_sets: int) -> list[slice]:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..utils._budget import WORK_BYTES
 from ..utils._param_validation import get_chunk_n_rows
 from ..utils._typing import NDArray
 from ._contract import drop_own_index
@@ -43,7 +44,7 @@ Index = NDArray[np.intp]
 # Slots past a row's exact prefix.
 PAD = -1
 # Keys of one chunk of batch rows against every row: at most this many bytes.
-_CHUNK_BYTES = 256 << 20
+_CHUNK_BYTES = 16 * WORK_BYTES
 
 
 def loo_state(kernel: Any, width: int) -> tuple[NDArray[np.float64], Index]:

@@ -202,7 +202,7 @@ def submit(fn: Callable[..., object], calls: Sequence[tuple[Any, ...]]) -> list[
     The pool's threads are first steered off the caller's CPU (``_steer_workers``)
     and keep that CPU set while they run: a task given the caller's whole set back
     as it starts drifts back onto the caller's CPU, and the two then share one
-    core (docs/performance.md, "Thread steering", has the measurements).
+    core (docs/performance.md, "Figures behind the source's constants").
     """
     if not calls:
         return []
@@ -246,8 +246,8 @@ def _steer_workers(pool: ThreadPoolExecutor) -> None:
     asleep. On a virtual machine the kernel sees the other, idle vCPU as preempted
     and wakes the thread on the caller's CPU, where the two share one core until
     the load balancer parts them, tens of milliseconds later: the first calls
-    after every pause are then markedly slower (docs/performance.md, "Thread
-    steering"). With the caller's CPU taken out of
+    after every pause are then markedly slower (docs/performance.md, "Figures
+    behind the source's constants"). With the caller's CPU taken out of
     the threads' affinity before they wake, they start on the other CPU. A no-op
     where the caller may run on one CPU only, off Linux, or with
     ``MLKNN_STEER_THREADS=0``; each hand-off costs one system call per thread.

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ...utils._budget import WORK_BYTES
 from ...utils._typing import MatrixLike, NDArray
 from . import _compiled
 from ._layout import KeyLayout, Keys
@@ -45,13 +46,13 @@ GEMM_RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-11}
 #: 16 MiB (fewer Python steps for small training sets), at most 2048; and never above
 #: ``working_memory``. Not fewer than 512: the GEMM of inner dimension d + 1 packs the
 #: whole training matrix once per call, so short chunks pay the packing more often
-#: than the product (docs/performance.md, "Exact search constants").
+#: than the product (docs/performance.md, "Figures behind the source's constants").
 MIN_CHUNK_ROWS = 512
 MAX_CHUNK_ROWS = 2048
-CHUNK_BYTES = 16 << 20
+CHUNK_BYTES = WORK_BYTES
 # Sparse training data: a chunk's queries are densified (d x rows) up to this size;
 # beyond it (huge vocabularies) the product stays sparse x sparse.
-_DENSE_Q_BYTES = 64 << 20
+_DENSE_Q_BYTES = 4 * WORK_BYTES
 # Group size of step 2 (columns per group), at most 32: the selection runs over n / m
 # minima, and step 3 gathers the m members of about k groups per row, so
 # m ~ sqrt(n / 2k) balances the two; the cap applies from a few thousand points.

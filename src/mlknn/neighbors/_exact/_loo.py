@@ -49,8 +49,8 @@ _PRUNE_MIN = 1 << 20
 #: Where the symmetric path pays: it halves the GEMM flops but keeps a candidate
 #: pool for every row, so the GEMM must dominate the selection: many features, few
 #: neighbours. At few features or many neighbours the plain path is faster and the
-#: pool takes several times its memory (docs/performance.md, "The symmetric
-#: leave-one-out graph", has the measurements behind the two limits).
+#: pool takes several times its memory (docs/performance.md, "Figures behind the
+#: source's constants", has the measurements behind the two limits).
 SYMMETRIC_MIN_FEATURES = 64
 SYMMETRIC_MAX_NEIGHBORS = 16
 
