@@ -85,3 +85,10 @@ def test_bad_arguments(args, match, capsys):
     with pytest.raises(SystemExit):
         bm.parse_args(args)
     assert match in capsys.readouterr().err
+
+
+def test_gpu_check_aliases():
+    """benchmarks/gpu_check.sh calls the script with --n, --queries and --neighbors."""
+    args = bm.parse_args(["--n", "1000", "--q", "50", "--queries", "20", "--neighbors", "faiss-gpu"])
+    assert (args.n_train, args.q, args.n_query, args.backend) == (1000, 50, 20, "faiss-gpu")
+    assert "--n 1000000" in (_BENCH.parent / "gpu_check.sh").read_text()
