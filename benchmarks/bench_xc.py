@@ -21,7 +21,7 @@ Besides the estimators' defaults, BR-kNN with a weighted vote: ``brknn-distance`
 (``weights="distance"``, 1/d) and, with cosine only, ``brknn-cos4`` /
 ``brknn-cos5`` (``weights=(1 - d)^p``, the cosine similarity to the 4th / 5th
 power), and ``iblr-c1``, IBLR with a real penalty (``C=1.0``; at its default, Weka's
-ridge 1e-8, the fit takes minutes, docs/iblr.md). The best configuration per
+ridge 1e-8, the fit takes minutes, docs/notes/iblr.md). The best configuration per
 estimator is chosen on the test set; the
 choice made on the training rows alone is ``bench_xc_select.py``'s.
 
@@ -100,7 +100,7 @@ VARIANTS = {
     "brknn-cos4": ("brknn", {"weights": partial(_cosine_power, p=4)}, ("cosine",)),
     "brknn-cos5": ("brknn", {"weights": partial(_cosine_power, p=5)}, ("cosine",)),
     # IBLR with a real penalty: at its default (Weka's ridge 1e-8) the rare labels'
-    # regressions are nearly separated and the fit takes minutes (docs/iblr.md).
+    # regressions are nearly separated and the fit takes minutes (docs/notes/iblr.md).
     "iblr-c1": ("iblr", {"C": 1.0}, ("euclidean", "cosine")),
 }
 

@@ -47,7 +47,9 @@ myst_heading_anchors = 3
 suppress_warnings = ["myst.xref_missing", "myst.header", "myst.xref_ambiguous"]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": True}
+# No "Bases:" line (show-inheritance off): the estimators' bases are private mixins (mlknn.base._...), which mean
+# nothing to a reader of the class page.
+autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
@@ -61,6 +63,16 @@ intersphinx_mapping = {
 # The build machine may have no network: intersphinx then only warns, so it is off unless asked.
 if not os.environ.get("MLKNN_DOCS_INTERSPHINX"):
     intersphinx_mapping = {}
+
+# MathJax renders the equations ($...$ and $$...$$, MyST's dollarmath). The default loads it
+# from a CDN; MLKNN_DOCS_MATHJAX names a local MathJax.js instead (Debian's libjs-mathjax,
+# MathJax 2), for a build checked offline in a browser (.ci/run).
+if os.environ.get("MLKNN_DOCS_MATHJAX"):
+    mathjax_path = "file://" + str(Path(os.environ["MLKNN_DOCS_MATHJAX"]).resolve()) + "?config=TeX-AMS-MML_HTMLorMML"
+    # MathJax 2 reads its own configuration: render the elements MyST marks as math inside
+    # the containers it marks to be ignored (MathJax 3+ gets the same from MyST itself).
+    mathjax2_config = {"tex2jax": {"processClass": "tex2jax_process|mathjax_process|math|output_area",
+                                   "ignoreClass": "tex2jax_ignore|mathjax_ignore"}}
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"mlknn {release}"
@@ -125,6 +137,8 @@ API_MODULES = {
     "mlknn.plots": "Displays.",
     "mlknn.report": "The experiment report.",
     "mlknn.distributed": "Dask: graphs, estimators and grids on a cluster.",
+    "mlknn.river": "mlknn's estimators as river multi-label classifiers (streams).",
+    "mlknn.utils": "Utilities: optional dependencies and validation helpers.",
 }
 
 
@@ -144,16 +158,23 @@ def write_api_pages():
     """Write ``api/<module>.rst`` with one autosummary table per public subpackage."""
     out = HERE / "api"
     out.mkdir(exist_ok=True)
-    index = ["API reference", "=============", "", ".. toctree::", "   :maxdepth: 1", ""]
+    index = ["API reference", "=============", "",
+             "Every public name, by package; each page lists its names with a one-line summary.", "",
+             ".. list-table::", "   :widths: 30 70", ""]
+    toctree = ["", ".. toctree::", "   :hidden:", ""]
     for modname, blurb in API_MODULES.items():
-        module = importlib.import_module(modname)
+        try:
+            module = importlib.import_module(modname)
+        except ImportError:  # a package whose optional dependency is missing (river) has no page
+            continue
         names = _documented_names(module)
-        index.append(f"   {modname}")
+        index += [f"   * - :doc:`{modname}`", f"     - {blurb} {len(names)} names."]
+        toctree.append(f"   {modname}")
         lines = [modname, "=" * len(modname), "", blurb, "", f".. currentmodule:: {modname}", "",
                  ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
         lines += [f"   {name}" for name in names]
         (out / f"{modname}.rst").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (out / "index.rst").write_text("\n".join(index) + "\n", encoding="utf-8")
+    (out / "index.rst").write_text("\n".join(index + toctree) + "\n", encoding="utf-8")
 
 
 # At import time: autosummary reads the pages when the builder starts, before any hook of ours.

@@ -22,8 +22,10 @@ from mlknn.plots import KOccurrenceDisplay
 train, test = load("scene", split="train"), load("scene", split="test")
 for reduction in (None, "ls", "mp", "dsl"):
     stats = hubness_stats(train.X, n_neighbors=10, hubness=reduction)
-    print(f"{str(reduction):>5}: S_k = {stats.skewness:6.3f}  H_occ = {stats.hub_occurrence:.3f}"
-          f"  A_occ = {stats.antihub_occurrence:.3f}")
+    print(
+        f"{str(reduction):>5}: S_k = {stats.skewness:6.3f}"
+        f"  H_occ = {stats.hub_occurrence:.3f}  A_occ = {stats.antihub_occurrence:.3f}"
+    )
 
 # %%
 # The k-occurrence distribution before reduction: a long right tail is the hubs.
@@ -36,5 +38,7 @@ for cls in (MLkNN, BRkNNa):
     for reduction in (None, "ls", "dsl"):
         clf = cls(n_neighbors=10, hubness=reduction).fit(train.X, train.Y)
         m = evaluate(test.Y, clf.predict(test.X), clf.predict_proba(test.X))
-        print(f"{cls.__name__:>6} hubness={str(reduction):>4}: macro AUC {m['macro_auc']:.4f}, "
-              f"Hamming loss {m['hamming_loss']:.4f}")
+        print(
+            f"{cls.__name__:>6} hubness={str(reduction):>4}: "
+            f"macro AUC {m['macro_auc']:.4f}, Hamming loss {m['hamming_loss']:.4f}"
+        )

@@ -16,15 +16,24 @@ import numpy as np
 
 from mlknn import MLkNN
 from mlknn.datasets import make_extreme_multilabel
-from mlknn.metrics import inverse_propensity, ndcg_at_k, precision_at_k, psprecision_at_k
+from mlknn.metrics import (
+    inverse_propensity,
+    ndcg_at_k,
+    precision_at_k,
+    psprecision_at_k,
+)
 
-data = make_extreme_multilabel(n_samples=6000, n_features=64, n_labels=20000, random_state=0)
+data = make_extreme_multilabel(
+    n_samples=6000, n_features=64, n_labels=20000, random_state=0
+)
 X, Y = data.X, data.Y  # X float32 embeddings, Y a CSR label matrix
 X_train, X_test, Y_train, Y_test = X[:5000], X[5000:], Y[:5000], Y[5000:]
-print(f"Y: {Y.shape}, {Y.nnz} non-zeros ({Y.nnz / Y.shape[0]:.1f} labels per row), {type(Y).__name__}")
+per_row = Y.nnz / Y.shape[0]
+print(f"Y: {Y.shape}, {Y.nnz} non-zeros ({per_row:.1f} labels per row), {type(Y).__name__}")
 
 # %%
-# Fit on the sparse labels with cosine neighbours, and ask for the 5 best labels per query.
+# Fit on the sparse labels with cosine neighbours, and ask for the 5 best labels per
+# query.
 clf = MLkNN(n_neighbors=20, metric="cosine").fit(X_train, Y_train)
 labels, scores = clf.predict_topk(X_test, k=5)
 print("first query's top 5:", labels[0], np.round(scores[0], 3))
@@ -32,13 +41,20 @@ print("first query's top 5:", labels[0], np.round(scores[0], 3))
 # %%
 # The metrics take the (labels, scores) pair directly; nothing (n, q) is ever built.
 inv_p = inverse_propensity(Y_train)
-label_counts = np.asarray(Y_train.sum(axis=0)).ravel().astype(np.int64)  # sums of uint8 come back unsigned
+# (sums of uint8 come back unsigned)
+label_counts = np.asarray(Y_train.sum(axis=0)).ravel().astype(np.int64)
 frequency_baseline = np.argsort(-label_counts, kind="stable")[:5]
-baseline = (np.tile(frequency_baseline, (X_test.shape[0], 1)), np.ones((X_test.shape[0], 5)))
+baseline = (
+    np.tile(frequency_baseline, (X_test.shape[0], 1)),
+    np.ones((X_test.shape[0], 5)),
+)
 for name, pair in (("ML-kNN", (labels, scores)), ("most frequent labels", baseline)):
-    print(f"{name:>21}: " + "  ".join(
-        f"P@{k} {precision_at_k(Y_test, pair, k=k):.3f}" for k in (1, 3, 5))
-        + f"  nDCG@5 {ndcg_at_k(Y_test, pair, k=5):.3f}  PSP@5 {psprecision_at_k(Y_test, pair, inv_p, k=5):.3f}")
+    at_k = "  ".join(
+        f"P@{k} {precision_at_k(Y_test, pair, k=k):.3f}" for k in (1, 3, 5)
+    )
+    ndcg = ndcg_at_k(Y_test, pair, k=5)
+    psp = psprecision_at_k(Y_test, pair, inv_p, k=5)
+    print(f"{name:>21}: {at_k}  nDCG@5 {ndcg:.3f}  PSP@5 {psp:.3f}")
 
 # %%
 # The label frequencies follow a power law: a handful of head labels, a long tail.

@@ -100,3 +100,36 @@ def test_report_screenshot(report):
 
     img = mpimg.imread(shot)
     assert img.shape[1] == WIDTH and img.std() > 0.01
+
+
+_NEW_PARTS = """
+<script>
+window.addEventListener('load', function () {
+  var caps = Array.prototype.slice.call(document.querySelectorAll('figcaption, p.note, p.legend'));
+  var out = {
+    captions: caps.length,
+    smallest_px: Math.min.apply(null, caps.map(function (c) { return parseFloat(getComputedStyle(c).fontSize); })),
+    shown_once: document.body.textContent.indexOf('Shown once: macro_accuracy') >= 0,
+    median_note: document.body.textContent.indexOf('median seconds per fold') >= 0
+  };
+  var pre = document.createElement('pre');
+  pre.id = 'mlknn-new';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+def test_report_new_parts_are_legible_in_the_browser(report):
+    """Issue 30: captions and notes at a readable size, the shown-once note, the median run time."""
+    tmp, paths = report
+    page = tmp / "new.html"
+    page.write_text(paths["html"].read_text(encoding="utf-8").replace("</body>", _NEW_PARTS + "</body>"),
+                    encoding="utf-8")
+    res = _chromium("--dump-dom", page.as_uri(), profile=tmp / "profile-new")
+    m = re.search(r'<pre id="mlknn-new">(.*?)</pre>', res.stdout, re.DOTALL)
+    assert m, f"no checks in the DOM (chromium rc={res.returncode}): {res.stderr[-2000:]}"
+    checks = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert checks["captions"] >= 3 and checks["smallest_px"] >= 13, checks
+    assert checks["shown_once"] and checks["median_note"], checks

@@ -87,7 +87,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
       ``p(l = 1 | C(t))`` (prior where both products are 0, only with s = 0).
 
     Readings of the text extraction (equations (8), (13)-(19) are lost; see
-    ``docs/bmlknn.md``):
+    ``docs/notes/bmlknn.md``):
 
     * **Fewer than k neighbours in the radius.** Table 3 keeps one table of k + 1
       counters per label (``c = zeros(k+1)``) indexed by ``C(x)`` alone, so an
@@ -119,7 +119,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         gives no default (its optimal radius is dataset-specific, Figures 2-5).
         Default inf (= ML-kNN): in our 5-fold cross-validation at k = 10 on
         emotions, scene and yeast, Hamming loss and macro AUC improve as the
-        radius grows and are best at inf (``docs/bmlknn.md``), as the paper's
+        radius grows and are best at inf (``docs/notes/bmlknn.md``), as the paper's
         Figures 2-3 describe (better with the radius, then flat). "auto": the
         median leave-one-out distance to the k-th neighbour in the training set
         (fitted value in ``radius_``).

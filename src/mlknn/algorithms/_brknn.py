@@ -9,7 +9,7 @@ The default reading (``variant="paper"``) is the authors' own code in MULAN
 exactly k neighbours and deterministic ties; ``variant="mulan"`` reproduces
 MULAN bit for bit, ties at the k-th distance and random tie draws included
 (:mod:`._brknn_mulan`); ``BRkNNa(variant="skmultilearn")`` is
-scikit-multilearn's ``BRkNNaClassifier``. docs/brknn.md tabulates the
+scikit-multilearn's ``BRkNNaClassifier``. docs/notes/brknn.md tabulates the
 differences. Notation: n training instances, q labels, k neighbours,
 ``count_l`` the number of a query's k neighbours that have label l, and
 ``L = sum_l count_l`` the total size of the neighbours' label sets.
@@ -77,7 +77,7 @@ class BRkNNa(BRkNN):
         Teng et al.'s (2025) BRkNNa-ls, BRkNNa-mp, BRkNNa-dsl.
     variant : {"paper", "mulan", "skmultilearn"}, default="paper"
         Which reading: the paper's, MULAN's or scikit-multilearn's (see :class:`BRkNN`
-        and docs/brknn.md for what differs).
+        and docs/notes/brknn.md for what differs).
     random_state : int, RandomState instance or None, default=None
         Seeds a randomised neighbour backend and MULAN's tie draws (``variant="mulan"``).
     missing_labels : {"ignore", "negative"}, default="ignore"
@@ -200,7 +200,7 @@ class BRkNNb(BRkNN):
 
     scikit-multilearn's ``BRkNNbClassifier`` differs (half-to-even rounding of the
     plain mean, every label when that is 0, ties left to ``np.argpartition``):
-    see docs/brknn.md.
+    see docs/notes/brknn.md.
 
     Parameters
     ----------

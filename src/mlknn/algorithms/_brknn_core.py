@@ -58,7 +58,7 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
     (``count_l > k/2``) is assigned whenever ``n >= q - 2``. The prediction may
     be the empty set (see :class:`BRkNNa` and :class:`BRkNNb`).
 
-    **Readings** (``variant``; the full table is in docs/brknn.md):
+    **Readings** (``variant``; the full table is in docs/notes/brknn.md):
 
     * ``"paper"`` (default): the above, with exactly k neighbours (ties at the
       k-th distance go to the lower training index) and exact decisions.

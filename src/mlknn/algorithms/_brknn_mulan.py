@@ -2,7 +2,7 @@
 
 What ``mulan.classifier.lazy.BRkNN`` (MULAN's last commit, with Weka 3.7.12)
 does differently from the paper reading of :mod:`._brknn` (read to learn;
-nothing is copied; the full table is in docs/brknn.md):
+nothing is copied; the full table is in docs/notes/brknn.md):
 
 1. **Ties at the k-th distance.** Weka's ``LinearNNSearch`` returns every
    training instance tied with the k-th distance, so a query has k' >= k

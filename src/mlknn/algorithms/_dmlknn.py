@@ -37,7 +37,7 @@ _BLOCK_BYTES = 4 * WORK_BYTES
 #: Default fuzziness. The value in the paper ("delta = _ generally gives good
 #: classification performances", sec. 5.3) is lost in our copy; 6 has the best
 #: mean rank (Hamming loss and macro AUC on emotions, scene and yeast) in a 5-fold
-#: cross-validation over delta = 0..10 at k = 10, s = 1 (docs/dmlknn.md); 3 to 7
+#: cross-validation over delta = 0..10 at k = 10, s = 1 (docs/notes/dmlknn.md); 3 to 7
 #: are within fold-to-fold noise of each other, 0 to 2 are clearly worse.
 DEFAULT_DELTA = 6
 
@@ -78,7 +78,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
       an exact tie predicts 0 (as :class:`MLkNN`). When both products are 0
       (possible only with ``smoothing=0``) the posterior is defined as the prior.
 
-    Readings of the text extraction (see ``docs/dmlknn.md``):
+    Readings of the text extraction (see ``docs/notes/dmlknn.md``):
 
     * **"s x Q"** in steps 14-15 is read literally: s times Q, the number of
       labels (the symbol Q is used for nothing else in the paper). Note that this
@@ -95,7 +95,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
       :class:`MLkNN` with ``smoothing=0`` exactly (as section 4.2 notes for
       delta = k).
 
-    **Readings** (``variant``; the table is in ``docs/dmlknn.md``):
+    **Readings** (``variant``; the table is in ``docs/notes/dmlknn.md``):
 
     ============================  ==================================  ====================================
     what                          ``"paper"`` (default)               ``"mulan"`` (MULAN's ``DMLkNN``)
@@ -143,7 +143,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         Fuzziness of the F events (``delta >= 0``; 0 demands identical counting
         vectors; ``delta >= n_neighbors`` makes every F event certain). The paper's
         default is unreadable in our copy; 6 was chosen by 5-fold cross-validation
-        at k = 10 (``docs/dmlknn.md``): re-tune it for other k.
+        at k = 10 (``docs/notes/dmlknn.md``): re-tune it for other k.
     smoothing : float, default=1.0
         s >= 0 of steps 14-15; 1 is Laplace smoothing.
     neighbors : str or object, default="brute"

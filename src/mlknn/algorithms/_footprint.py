@@ -15,7 +15,7 @@ from ._logistic import _BATCH_BYTES, _EIGEN_MAX, _FLOAT32_FROM, _MAX_CG_LARGE
 #: Conjugate-gradient steps per label over a whole fit (Newton steps times CG steps
 #: per Newton step), for the time estimate. MLHiKNN's regressions are well posed
 #: (C = 1, inputs in [0, 1]); IBLR's default C is nearly unpenalised and needs
-#: many more (docs/iblr.md counts them on delicious).
+#: many more (docs/notes/iblr.md counts them on delicious).
 CG_STEPS_MLHIKNN = 30
 CG_STEPS_IBLR = 400
 

@@ -35,7 +35,7 @@ from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 MULAN_C = 1.0 / (2 * 1e-8)
 
 #: Default tolerance: the largest gradient component of each label's mean
-#: objective at the stop (docs/iblr.md measures the probabilities against an
+#: objective at the stop (docs/notes/iblr.md measures the probabilities against an
 #: exact Newton fit).
 DEFAULT_TOL = 1e-8
 
@@ -95,7 +95,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
     scene (k = 10) they are within 6e-7 of an exact Newton fit
     (scikit-learn's ``newton-cholesky`` at tol 1e-12), with no decision
     changed; lbfgs at tol 1e-4 is up to 3.1e-2 away, with 7 yeast decisions
-    flipped (docs/iblr.md).
+    flipped (docs/notes/iblr.md).
 
     **Ill-posed problems.** With a nearly zero penalty (``C >= 1e3``) the fit
     is not determined by the data when the inputs separate a label's training
@@ -111,7 +111,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
     sparse-label path (``_supports_sparse_labels = False``: the base class
     refuses, before allocating, a Y whose dense form does not fit).
 
-    **Readings** (``variant``; docs/iblr.md):
+    **Readings** (``variant``; docs/notes/iblr.md):
 
     ===========================  ============================  ==============================
     what                         ``"paper"`` (default)         ``"mulan"``
@@ -459,7 +459,7 @@ def _standardisation(Z: MatrixLike) -> tuple[FloatArray, FloatArray, BoolArray]:
         # Sums along axis 0 of a C-ordered array accumulate row after row, so these
         # are the textbook sums (the loop oracle reproduces them bit for bit; the
         # nearly unpenalised fit can turn a 1-ulp change of its inputs into a
-        # visible change of the probabilities, see docs/iblr.md).
+        # visible change of the probabilities, see docs/notes/iblr.md).
         Z = np.ascontiguousarray(Z)
         center = Z.sum(axis=0) / n
         dev = Z - center

@@ -84,7 +84,7 @@ _MAX_CG = 25
 #: Newton direction, and the Newton iteration then converges only linearly: IBLR
 #: with a weak penalty on many labels needs tens of CG steps per Newton step, and a
 #: cap of 25 multiplied its Newton steps; 150 lets the CG finish. MLHiKNN's CGs stop
-#: below 25 anyway, so its fits do not change (docs/iblr.md has the measurements).
+#: below 25 anyway, so its fits do not change (docs/notes/iblr.md has the measurements).
 _MAX_CG_LARGE = 150
 
 #: On large problems a CG stops once its residual is <= this times ``tol`` (2-norm,

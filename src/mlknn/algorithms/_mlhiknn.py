@@ -58,7 +58,7 @@ LOGISTIC_PARAMS: dict[str, float] = {"C": LOGISTIC_C, "max_iter": LOGISTIC_MAX_I
 
 #: Teng et al. (2025) state lambda = 2 in section 3.2 (the fuzzy weight's example) and
 #: lambda = 3 in sections 4.1.2 and 4.5 (the experiments); the default follows
-#: the experiments (docs/mlhiknn.md).
+#: the experiments (docs/notes/mlhiknn.md).
 DEFAULT_FUZZINESS = 3.0
 
 
@@ -91,7 +91,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
     largest gradient component of its mean objective is <= 1e-8. Measured on
     the seeded 50/50 splits of emotions, yeast and scene, the probabilities are
     within 5e-8 of per-label ``newton-cholesky`` fits at tol 1e-10, no decision
-    changed (docs/mlhiknn.md). The inputs are already in [0, 1], so
+    changed (docs/notes/mlhiknn.md). The inputs are already in [0, 1], so
     no scaling is applied. A label that is constant in the training set (all 0
     or all 1) has no regression: it predicts that constant, with probability
     exactly 0 or 1. Should Newton-CG stop at ``max_iter`` for some labels, one
