@@ -61,3 +61,16 @@ def test_metric_versus_k_has_error_bars_of_the_folds():
     assert len(d.ax_.containers) == 1  # one ErrorbarContainer
     assert "sd over folds" in d.title
     plt.close(d.figure_)
+
+
+def test_report_of_a_reproduce_database_has_the_paper_versus_ours_table(tmp_path, data_dir, monkeypatch):
+    from mlknn.experiments import reproduce
+
+    monkeypatch.setenv("MLKNN_DATA", str(data_dir))
+    out = reproduce("bmlknn", datasets=["emotions"], quick=True, out_dir=tmp_path / "repro")
+    md = build_report(out["db"], tmp_path / "rep", dataset_figures=False)["markdown"].read_text()
+    assert "Paper versus ours" in md and "published cells lie within 2 standard deviations" in md
+    scored = [r for r in out["rows"] if r["within_2sd"] is not None]
+    n_ok = sum(1 for r in scored if r["within_2sd"])
+    assert f"{n_ok} of {len(scored)} published cells" in md
+    assert md.count("| Table ") >= 1 and "BML-kNN" in md

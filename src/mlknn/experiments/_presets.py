@@ -16,6 +16,7 @@ and the reasons of the gaps.
 """
 
 import csv
+import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -72,12 +73,18 @@ def available_datasets(names: Iterable[str], data_home: str | PathLike[str] | No
     return [n for n in names if n.lower() in have]
 
 
+#: The ``meta`` key under which :func:`reproduce` stores its comparison (JSON) for the report.
+COMPARISON_META = "reproduce_comparison"
+#: The columns of a comparison row (comparison.csv, and the stored comparison).
+COMPARISON_COLUMNS = ("table", "dataset", "metric", "ties", "paper_algorithm", "ours", "paper_mean", "paper_std",
+                      "our_mean", "our_std", "n_folds", "diff", "z", "sd_source", "within_2sd")  # fmt: skip
+
+
 def write_comparison(rows: Iterable[Cell], out_dir: str | PathLike[str]) -> tuple[Path, Path]:
     """comparison.csv and comparison.md in ``out_dir``; returns their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    cols = ["table", "dataset", "metric", "ties", "paper_algorithm", "ours", "paper_mean", "paper_std",
-            "our_mean", "our_std", "n_folds", "diff", "z", "sd_source", "within_2sd"]  # fmt: skip
+    cols = list(COMPARISON_COLUMNS)
     with open(out / "comparison.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=cols)
         w.writeheader()
@@ -214,5 +221,8 @@ def reproduce(name: str, *, datasets: Sequence[str] | None = None, quick: bool =
             if on_dataset is not None:
                 on_dataset(ds, rows)
     csv_path, md_path = write_comparison(all_rows, out_dir)
+    with ResultsDB(db_path) as rdb:  # so that `mlknn report` of this database shows the comparison
+        rdb.set_meta(COMPARISON_META, json.dumps({"preset": name, "title": preset.title, "rows": [
+            {k: r.get(k) for k in COMPARISON_COLUMNS} for r in all_rows]}, default=float))
     return {"rows": all_rows, "config": config, "columns": columns, "skipped": skipped, "db": db_path,
             "csv": csv_path, "markdown": md_path, "preset": preset}  # fmt: skip

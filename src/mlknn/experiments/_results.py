@@ -324,6 +324,39 @@ class ResultsDB:
             raise
         return inserted
 
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a text value under ``key`` in the ``meta`` table (replacing an older one).
+
+        Parameters
+        ----------
+        key : str
+        value : str
+        """
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def get_meta(self, key: str) -> str | None:
+        """The text stored under ``key`` in the ``meta`` table, or None.
+
+        Parameters
+        ----------
+        key : str
+
+        Returns
+        -------
+        str or None
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> with ResultsDB(os.path.join(tempfile.mkdtemp(), "r.db")) as db:
+        ...     db.set_meta("note", "first run")
+        ...     db.get_meta("note"), db.get_meta("missing")
+        ('first run', None)
+        """
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
     def count(self) -> int:
         """Number of result rows (one per cell and metric).
 

@@ -12,7 +12,7 @@ import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +24,7 @@ from ._model import (
     Group,
     Row,
     Section,
+    Table,
     dataset_label,
     fmt_p,
     png,
@@ -419,6 +420,30 @@ def _datasets_section(
     return [sf]
 
 
+def _comparison_section(stored: dict[str, Any]) -> Section:
+    """The paper-versus-ours table that ``mlknn reproduce`` stored in the database."""
+    rows = stored["rows"]
+
+    def num(v: Any, digits: int = 3) -> str:
+        return "-" if v is None or (isinstance(v, float) and not np.isfinite(v)) else f"{float(v):.{digits}f}"
+
+    header = ["Table", "Dataset", "Metric", "Paper's column", "Ours", "Paper mean ± sd", "Our mean ± sd", "z",
+              "Within 2 sd"]  # fmt: skip
+    cells = [[str(r["table"]), dataset_label(str(r["dataset"])), str(r["metric"]), str(r["paper_algorithm"]),
+              str(r["ours"]), f"{num(r['paper_mean'])} ± {num(r['paper_std'])}",
+              f"{num(r['our_mean'])} ± {num(r['our_std'])}", num(r["z"], 2),
+              "-" if r["within_2sd"] is None else ("yes" if r["within_2sd"] else "no")] for r in rows]  # fmt: skip
+    scored = [r for r in rows if r["within_2sd"] is not None]
+    s = Section(f"Paper versus ours: {stored.get('title', stored.get('preset', ''))}")
+    s.paragraphs.append(
+        f"{sum(1 for r in scored if r['within_2sd'])} of {len(scored)} published cells lie within 2 standard "
+        "deviations of ours (z: the difference in units of the paper's sd, or of ours where the paper gives none). "
+        "Written by `mlknn reproduce`, which stored this comparison in the database."
+    )
+    s.items.append(Table("Published cells and ours", header, cells, set(), "", wrap=True))
+    return s
+
+
 def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.PathLike[str] = "report", *,
                  metrics: Sequence[str] | None = None, alpha: float = 0.05,
                  data_home: str | os.PathLike[str] | None = None, dataset_figures: bool = True,
@@ -483,6 +508,9 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
         rows = rdb.rows()
         warnings = rdb.warnings() if hasattr(rdb, "warnings") else []
         name = Path(rdb.path).name
+        from ..experiments._presets import COMPARISON_META
+
+        stored = rdb.get_meta(COMPARISON_META)
     finally:
         if own:
             rdb.close()
@@ -502,6 +530,8 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
     sections = build_sections(rows, metrics=metrics, alpha=alpha, data_home=data_home, dataset_figures=dataset_figures,
                               k_occurrence=k_occurrence, max_n=max_dataset_size, warnings=warnings,
                               min_datasets=min_datasets)  # fmt: skip
+    if stored:
+        sections.insert(0, _comparison_section(json.loads(stored)))
     md, ht, figures = render(sections, title or f"mlknn report: {name}")
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
