@@ -51,6 +51,6 @@ __all__ = [
     "run_experiment",
 ]
 
-from ._presets import PRESETS, Preset, get_preset, reproduce
+from ._presets import COMPARISON_META, PRESETS, Preset, get_preset, reproduce
 
-__all__ += ["PRESETS", "Preset", "get_preset", "reproduce"]
+__all__ += ["COMPARISON_META", "PRESETS", "Preset", "get_preset", "reproduce"]

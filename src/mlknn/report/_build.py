@@ -508,7 +508,7 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
         rows = rdb.rows()
         warnings = rdb.warnings() if hasattr(rdb, "warnings") else []
         name = Path(rdb.path).name
-        from ..experiments._presets import COMPARISON_META
+        from ..experiments import COMPARISON_META
 
         stored = rdb.get_meta(COMPARISON_META)
     finally:
