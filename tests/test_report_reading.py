@@ -53,7 +53,7 @@ def test_metric_versus_k_has_error_bars_of_the_folds():
 
     from mlknn.plots import ParameterCurveDisplay
 
-    rows = [{"metric": "macro_auc", "algorithm": "mlknn", "params": '{"n_neighbors": %d}' % k, "dataset": "d",
+    rows = [{"metric": "macro_auc", "algorithm": "mlknn", "params": f'{{"n_neighbors": {k}}}', "dataset": "d",
              "value": v, "fold": f} for k, vs in ((5, (0.78, 0.82)), (10, (0.80, 0.86))) for f, v in enumerate(vs)]
     d = ParameterCurveDisplay.from_results(rows, dataset="d").plot()
     np.testing.assert_allclose(d.curves["mlknn"][1], [0.80, 0.83])
