@@ -6,6 +6,8 @@
   searches and the scoring on the cluster (identical results);
 * :class:`DaskNeighbors` -- the same search as a neighbours backend,
   ``neighbors="dask"`` on any kNN estimator (registered on import);
+* :func:`checkpointed_graph` -- the same blocks on one machine, out of core (X may
+  be a memory-mapped ``.npy``) and checkpointed, so a killed run resumes;
 * :class:`DaskExecutor` / :func:`run_experiment` -- an experiment grid whose fold
   tasks run on the cluster while this process writes the results database.
 
@@ -15,6 +17,7 @@ first use (:func:`mlknn.utils.check_optional_dependency`). See docs/distributed.
 
 from ..neighbors import merge_topk
 from ._backend import DaskNeighbors
+from ._checkpoint import checkpointed_graph
 from ._client import get_client
 from ._estimators import DistributedKNN
 from ._experiments import DaskExecutor, dask_executor, local_client, run_experiment
@@ -26,6 +29,7 @@ __all__ = [
     "DistributedKNN",
     "dask_executor",
     "TrainingIndex",
+    "checkpointed_graph",
     "get_client",
     "kneighbors_graph",
     "local_client",
