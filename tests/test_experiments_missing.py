@@ -75,3 +75,29 @@ def test_sparse_labels_give_the_dense_numbers(tmp_path):
     assert values[0].keys() == values[1].keys()
     for key, value in values[0].items():
         assert value == values[1][key] or (np.isnan(value) and np.isnan(values[1][key])), key
+
+
+def test_sparse_hiding_makes_no_dense_array_and_hides_the_fraction():
+    """q = 50,000: the draw is read in pieces; the peak stays far below one byte per (row, label) entry."""
+    import tracemalloc
+
+    n, q, fraction = 600, 50_000, 0.01
+    rng = np.random.default_rng(0)
+    Y = sp.csr_array(sp.random_array((n, q), density=2e-4, format="csr", rng=rng) > 0).astype(np.float64)
+    rows = rng.permutation(2 * n)[:n]  # training rows of a larger dataset
+    tracemalloc.start()
+    kept, hidden = hide_labels(Y, fraction, seed=5, repeat=1, rows=rows)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < n * q / 2, peak  # a dense uint8 mask alone would be n * q bytes, the float64 draw 8 n q
+    assert sp.issparse(hidden) and sp.issparse(kept) and hidden.shape == kept.shape == (n, q)
+    # binomial tolerance, 5 standard deviations
+    assert abs(hidden.nnz / (n * q) - fraction) < 5 * np.sqrt(fraction * (1 - fraction) / (n * q))
+    assert not kept.multiply(hidden).count_nonzero()
+    hidden_stored = Y.multiply(hidden).count_nonzero()
+    assert kept.count_nonzero() == Y.count_nonzero() - hidden_stored
+    # the stored entries are hidden at the same rate as the others
+    stored = Y.count_nonzero()
+    assert abs(hidden_stored / stored - fraction) < 5 * np.sqrt(fraction * (1 - fraction) / stored)
+    # a row keeps its hidden entries in a smaller training part
+    assert (hide_labels(Y[:50], fraction, seed=5, repeat=1, rows=rows[:50])[1] != hidden[:50]).nnz == 0

@@ -16,6 +16,54 @@ import scipy.sparse as sp
 from ..utils._typing import LabelMatrix, MatrixLike, NDArray
 from ..utils._validation import check_dense_label_budget
 
+#: Uniform numbers drawn at once: the draw's memory, whatever the size of the label space.
+_DRAW_PIECE = 1 << 18
+
+
+def hidden_entries(n_draw: int, q: int, fraction: float, rng: np.random.RandomState,
+                   rows: NDArray[np.intp]) -> sp.csr_array:
+    """The hidden entries of ``rows`` as a uint8 CSR mask of shape ``(len(rows), q)``.
+
+    Entry ``(i, j)`` of the dataset is hidden when the ``(i * q + j)``-th number of
+    ``rng``'s uniform stream is below ``fraction``: the entries of
+    ``rng.random_sample((n_draw, q)) < fraction``, drawn ``_DRAW_PIECE`` numbers at a
+    time (the legacy generator's uniform stream does not depend on how it is cut).
+
+    Parameters
+    ----------
+    n_draw : int
+        Dataset rows covered by the draw (at least ``rows.max() + 1``).
+    q : int
+        Number of labels.
+    fraction : float in (0, 1)
+    rng : numpy.random.RandomState
+    rows : ndarray of intp
+        Dataset rows to return, in this order (repeats allowed).
+
+    Returns
+    -------
+    csr_array of uint8
+    """
+    wanted = np.zeros(n_draw, dtype=bool)
+    wanted[rows] = True
+    index_dtype = np.int32 if max(n_draw, q) < np.iinfo(np.int32).max else np.int64
+    row_parts, col_parts = [], []
+    total = n_draw * q
+    for start in range(0, total, _DRAW_PIECE):
+        flat = np.flatnonzero(rng.random_sample(min(total, start + _DRAW_PIECE) - start) < fraction) + start
+        row_of, col_of = np.divmod(flat, q)
+        keep = wanted[row_of]
+        row_parts.append(row_of[keep].astype(index_dtype))
+        col_parts.append(col_of[keep].astype(index_dtype))
+    row_of = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=index_dtype)
+    del row_parts
+    indptr = np.zeros(n_draw + 1, dtype=index_dtype if row_of.size < np.iinfo(np.int32).max else np.int64)
+    np.cumsum(np.bincount(row_of, minlength=n_draw), out=indptr[1:])
+    del row_of
+    col_of = np.concatenate(col_parts) if col_parts else np.zeros(0, dtype=index_dtype)
+    mask = sp.csr_array((np.ones(col_of.size, dtype=np.uint8), col_of, indptr), shape=(n_draw, q))
+    return mask[rows]
+
 
 def hide_labels(
     Y: LabelMatrix, fraction: float, seed: int, repeat: int = 0, rows: NDArray[np.intp] | None = None
@@ -38,7 +86,8 @@ def hide_labels(
     Returns
     -------
     Y : same container as given
-    hidden : uint8 ndarray, or uint8 csr_array for a sparse Y; None when fraction is 0
+    hidden : uint8 ndarray, or uint8 csr_array for a sparse Y (no (n, q) array is made
+        for it); None when fraction is 0
     """
     if fraction <= 0:
         return Y, None
@@ -46,12 +95,11 @@ def hide_labels(
     rows = np.arange(n, dtype=np.intp) if rows is None else np.asarray(rows, dtype=np.intp)
     n_draw = int(rows.max(initial=-1)) + 1
     rng = np.random.RandomState((int(seed) * 1_000_003 + 7919 * int(repeat)) % 2**32)
-    # The draw covers every (row, label) entry, observed zeros included: dense by nature.
-    check_dense_label_budget(n_draw, q, estimator="missing_labels", itemsize=8, what="the hidden-entry draw")
-    hidden = (rng.random_sample((n_draw, q))[rows] < fraction).astype(np.uint8)
     if sp.issparse(Y):
-        mask = sp.csr_array(hidden)
+        mask = hidden_entries(n_draw, q, fraction, rng, rows)
         kept = sp.csr_array(Y - sp.csr_array(Y).multiply(mask))
         kept.eliminate_zeros()
         return kept, mask
+    check_dense_label_budget(n, q, estimator="missing_labels", itemsize=1, what="the hidden-entry mask")
+    hidden = hidden_entries(n_draw, q, fraction, rng, rows).toarray()
     return np.where(hidden == 1, 0, Y).astype(Y.dtype), hidden
