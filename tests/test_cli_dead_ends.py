@@ -65,3 +65,13 @@ def test_single_run_on_a_csv_with_labels(capsys, tmp_path):
     assert code == 0 and "train 30 x 3, test 30, 2 labels" in out
     code, out = _run(["run", "--data", str(tmp_path / "t.csv"), "--k", "5"], capsys)
     assert code == 1 and "--labels" in out
+
+
+def test_the_command_line_starts_without_scikit_learn():
+    """--help answers quickly because nothing heavy is imported until a command runs."""
+    import subprocess
+    import sys
+
+    code = "import sys, mlknn.cli._main; print(sorted(m for m in ('sklearn', 'mlknn.algorithms', 'mlknn.hubness') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

@@ -11,27 +11,38 @@ datasets from :mod:`mlknn.datasets`.
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class, make_estimator
-from .algorithms._mlknn import MLkNN
-from .base import Explanation
 from .utils._config import config_context, get_config, set_config
 from .utils._resources import InsufficientMemoryError, LongFitWarning
-from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
 
 if TYPE_CHECKING:  # the lazy names of __getattr__, for type checkers
+    from ._registry import make_estimator
     from .algorithms._bmlknn import BMLkNN, NeighborhoodClassifier
     from .algorithms._brknn import BRkNN, BRkNNa, BRkNNb
     from .algorithms._dmlknn import DMLkNN
     from .algorithms._iblr import IBLR
     from .algorithms._mlhiknn import MLHiKNN
+    from .algorithms._mlknn import MLkNN
+    from .base import Explanation
     from .persistence import load, save
+    from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
 
 try:
     __version__ = version("mlknn")
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
 
-_KNN_CLASSES = {ESTIMATORS[key][1]: key for key in KNN_ESTIMATORS}
+#: Names imported on first use (module, attribute): importing mlknn loads neither an
+#: algorithm module nor scikit-learn, so that the command line starts (and answers --help)
+#: without them.
+_LAZY = {
+    "make_estimator": ("._registry", "make_estimator"),
+    "get_estimator_class": ("._registry", "get_estimator_class"),
+    "ESTIMATORS": ("._registry", "ESTIMATORS"),
+    "KNN_ESTIMATORS": ("._registry", "KNN_ESTIMATORS"),
+    "Explanation": (".base", "Explanation"),
+    "FeatureScaleWarning": (".utils._validation", "FeatureScaleWarning"),
+    "LabelSpaceTooLargeError": (".utils._validation", "LabelSpaceTooLargeError"),
+}
 
 __all__ = [
     "BMLkNN",
@@ -60,9 +71,16 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: importing mlknn does not import every algorithm module.
-    if name in _KNN_CLASSES:
-        return get_estimator_class(_KNN_CLASSES[name])
+    from importlib import import_module
+
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        return getattr(import_module(module, __name__), attribute)
+    from ._registry import ESTIMATORS, KNN_ESTIMATORS, get_estimator_class
+
+    knn_classes = {ESTIMATORS[key][1]: key for key in KNN_ESTIMATORS}
+    if name in knn_classes:
+        return get_estimator_class(knn_classes[name])
     if name in ("save", "load"):
         from . import persistence
 

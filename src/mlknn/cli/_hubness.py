@@ -6,16 +6,17 @@ default, or with each point as its own first neighbour (``--include-self``, the
 convention that reproduces Table 1's values).
 """
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 from rich.console import Console
 from rich.table import Table
 
-# At module level (not under TYPE_CHECKING): typer resolves the annotations of a
-# command, its return annotation included.
-from ..hubness import HubnessStats
+if TYPE_CHECKING:  # imported lazily: mlknn.hubness pulls in scikit-learn, which --help does not need
+    from ..hubness import HubnessStats
 
 
-def format_hubness_table(name: str, stats: HubnessStats, include_self: bool = False) -> Table:
+def format_hubness_table(name: str, stats: "HubnessStats", include_self: bool = False) -> Table:
     """A rich table of one dataset's hubness measures (pure: no printing)."""
     table = Table(title=f"hubness of {name} (k = {stats.n_neighbors}{', self included' if include_self else ''})")
     table.add_column("measure")
@@ -42,7 +43,7 @@ def hubness_command(
         help="none, minmax or zscore, fitted on the whole dataset before the search (the report's hubness "
         "uses the grid's scaling; hubness depends on it).",
     ),
-) -> HubnessStats:
+) -> Any:
     """Print the hubness of a dataset: S_k, H_occ and A_occ (Teng et al. 2025, Table 1)."""
     from ..datasets import load
     from ..hubness import hubness_stats
@@ -58,7 +59,7 @@ def hubness_command(
         X = FoldPreprocessor(scaling, None, 0).fit(X, data.Y).transform(X)
     else:
         print_if_unscaled(X, console, "", "the neighbours (and the hubness) follow the widest features")
-    stats: HubnessStats = hubness_stats(X, n_neighbors=k, include_self=include_self)
+    stats = hubness_stats(X, n_neighbors=k, include_self=include_self)
     title = getattr(data, "name", name_or_path) + ("" if scaling == "none" else f", {scaling} scaled")
     console.print(format_hubness_table(title, stats, include_self))
     return stats
