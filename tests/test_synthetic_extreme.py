@@ -87,3 +87,15 @@ def test_validation(kw, match):
     args = {"n_samples": 100, "n_features": 4, "n_labels": 50, **kw}
     with pytest.raises(ValueError, match=match):
         make_extreme_multilabel(**args)
+
+
+def test_unit_rows_in_blocks_equal_one_draw():
+    """The label directions and topic centres are drawn in row blocks (bounded memory at
+    q = 10^6); the numbers must be those of one draw of the whole array, normalised."""
+    from mlknn.datasets._synthetic import _unit_rows
+
+    m, d = 700, 1 << 14  # 256 rows a block: three blocks, the last one partial
+    got = _unit_rows(np.random.default_rng(4), m, d)
+    ref = np.random.default_rng(4).standard_normal((m, d)).astype(np.float32)
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    assert got.dtype == np.float32 and got.tobytes() == ref.tobytes()

@@ -244,6 +244,25 @@ def _draw_from_blocks(
     return idx
 
 
+def _unit_rows(rng: np.random.Generator, m: int, d: int) -> NDArray[np.float32]:
+    """``m`` standard normal rows of length ``d``, as float32, normalised to unit length.
+
+    Drawn and normalised in row blocks: the float64 draws and the squares of the
+    norm exist for one block at a time (at q = 10^6 labels, d = 128, the whole
+    float64 draw alone would be 1 GB). The numbers are those of one
+    ``rng.standard_normal((m, d))`` call: the generator fills an array in order, so
+    consecutive blocks continue the same stream, and each row's norm only reads
+    that row.
+    """
+    out = np.empty((m, d), dtype=np.float32)
+    step = max(1, (1 << 22) // d)
+    for s in range(0, m, step):
+        block = out[s : min(m, s + step)]
+        block[...] = rng.standard_normal(block.shape)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
 def make_extreme_multilabel(
     n_samples: int = 10_000,
     n_features: int = 128,
@@ -369,10 +388,8 @@ def make_extreme_multilabel(
     cum_topic = np.cumsum(weight[by_topic])
     topic_weight = np.bincount(label_topic, weights=weight, minlength=T)
     occupied = np.flatnonzero(topic_weight > 0)  # a topic may own no label
-    centres = rng.standard_normal((T, d)).astype(np.float32)
-    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-    directions = rng.standard_normal((q, d)).astype(np.float32)
-    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    centres = _unit_rows(rng, T, d)
+    directions = _unit_rows(rng, q, d)
 
     # 3. Labels: per row a topic and 1 + Poisson(m - 1) distinct labels, the
     # first distinct ones of 3 x that many draws (popular labels repeat).
