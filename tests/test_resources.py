@@ -103,6 +103,17 @@ def test_refusal_names_the_need_and_leaves_a_fitted_model_unchanged():
         clf.predict_topk(X, 2)
 
 
+@pytest.mark.parametrize("name", ["MLHiKNN", "DMLkNN", "IBLR"])
+def test_fit_from_graph_is_guarded_too(name):
+    from mlknn.neighbors import BruteNeighbors, build_graph
+
+    X, Y = _data(n=60, q=5)
+    graph = build_graph(BruteNeighbors().fit(X), None, 5)
+    with mlknn.config_context(max_memory="100KB"), pytest.raises(InsufficientMemoryError, match="fit refused"):
+        getattr(mlknn, name)(n_neighbors=5).fit_from_graph(graph, sp.csr_array(Y))
+    getattr(mlknn, name)(n_neighbors=5).fit_from_graph(graph, Y)
+
+
 def test_override_lets_the_call_through():
     X, Y = _data()
     with mlknn.config_context(max_memory="off"):

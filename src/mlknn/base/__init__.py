@@ -297,7 +297,7 @@ class KNNMultiLabelBase(
         container = _container_kind(Y)
         Y, unknown = split_unknown_labels(self, Y, Y_missing)
         X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
-        self._guard_fit(X, Y)
+        self._guard_fit(X.shape[1], Y)
         Y = self._labels_for_fit(Y)
         unknown = unknown_like(unknown, Y)
         if not self._normalises_features:

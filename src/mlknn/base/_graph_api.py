@@ -32,6 +32,7 @@ class _GraphReuseMixin:
         def search_width(self, n_train: int | None = None) -> int: ...
         def _check_n_neighbors(self, n_samples: int, width: int) -> None: ...
         def _labels_for_fit(self, Y: LabelMatrix) -> LabelMatrix: ...
+        def _guard_fit(self, n_features: int, Y: MatrixLike) -> None: ...
         def _fit_from_validated_graph(
             self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, y_kind: tuple[np.dtype[Any], str | None],
             unknown: MatrixLike = None,
@@ -82,7 +83,10 @@ class _GraphReuseMixin:
             )
         y_dtype, container = _input_dtype(Y), _container_kind(Y)
         Y, unknown = split_unknown_labels(self, Y, Y_missing)
-        Y = self._labels_for_fit(check_label_matrix(Y, n_samples=graph.n_points, accept_sparse=True))
+        Y = check_label_matrix(Y, n_samples=graph.n_points, accept_sparse=True)
+        # The resource guard, before a dense-in-q estimator densifies Y (X's width, or the index's).
+        self._guard_fit(X.shape[1] if X is not None else getattr(index, "n_features_in_", 0), Y)
+        Y = self._labels_for_fit(Y)
         unknown = unknown_like(unknown, Y)
         width = self.search_width(graph.n_points)
         self._check_n_neighbors(graph.n_points, width)

@@ -97,10 +97,10 @@ class _ResourceGuardMixin:
         """Rows a prediction scores: those of X, or the training rows (leave-one-out) when X is None."""
         return self.n_train_ if X is None else _num_rows(X)
 
-    def _guard_fit(self, X: Any, Y: MatrixLike) -> None:
-        """The fit's check, from the validated X and Y (Y still as given: sparse stays sparse)."""
+    def _guard_fit(self, n_features: int, Y: MatrixLike) -> None:
+        """The fit's check, from the validated Y (still as given: sparse stays sparse) and X's width."""
         nnz = label_nnz(Y)
         n, q = Y.shape
-        self._check_resources("fit", n, n_features=X.shape[1], n_labels=q, nnz_labels=nnz, n_train=n,
+        self._check_resources("fit", n, n_features=n_features, n_labels=q, nnz_labels=nnz, n_train=n,
                               sparse_labels=bool(sp.issparse(Y) and self._supports_sparse_labels))
         self._nnz_labels = nnz  # after the check: a refused fit leaves a fitted model unchanged
