@@ -179,3 +179,38 @@ def test_documented_fitted_attributes_exist(estimator):
         warnings.simplefilter("ignore")  # tiny data: convergence and scale warnings are expected
         estimator.fit(data.X, data.Y)
     _check_attributes(estimator)
+
+
+@pytest.mark.parametrize("module_name", MODULES)
+def test_no_shared_parameter_placeholder_is_left_unfilled(module_name):
+    # A docstring that names a shared description ({Y_true}, ...) must go through
+    # mlknn.utils._docstrings.fill_doc; else the placeholder reaches the user.
+    from mlknn.utils._docstrings import SHARED_PARAMETERS
+
+    module = importlib.import_module(module_name)
+    placeholders = [f"{{{name}}}" for name in SHARED_PARAMETERS]
+    left = [
+        name
+        for name, obj in vars(module).items()
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, "__module__", None) == module_name
+        and any(p in (obj.__doc__ or "") for p in placeholders)
+    ]
+    assert not left, f"{module_name}: unfilled shared-parameter placeholders in {left} (decorate with fill_doc)"
+
+
+def test_fill_doc_indents_the_shared_entry_and_leaves_other_braces():
+    from mlknn.utils._docstrings import fill_doc
+
+    def f():
+        """Summary.
+
+        Parameters
+        ----------
+        {Y_true}
+        ties : {"pessimistic", "optimistic"}
+        """
+
+    doc = fill_doc(f).__doc__
+    assert "        Y_true : array-like or sparse matrix of shape (n_samples, n_labels)\n" in doc
+    assert "            Ground-truth 0/1 indicator matrix.\n" in doc
+    assert '{"pessimistic", "optimistic"}' in doc and "{Y_true}" not in doc

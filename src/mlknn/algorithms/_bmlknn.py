@@ -25,6 +25,7 @@ from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KN
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..neighbors._base import unchecked_graph
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import (
     FloatArray,
@@ -68,6 +69,7 @@ def _bounded_counts(
     return inside.sum(axis=1, dtype=np.int64), _counts(graph, Y, inside, missing=missing)
 
 
+@fill_doc
 class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     """Bounded ML-kNN: ML-kNN over the k nearest neighbours that lie within a radius.
 
@@ -125,10 +127,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         (fitted value in ``radius_``).
     smoothing : float, default=1.0
         s >= 0.
-    neighbors : str or object, default="brute"
-        Neighbour-search backend: a name of :func:`mlknn.neighbors.available_backends`
-        (``"brute"``, exact, the default; ``"faiss"``, ``"hnswlib"``, ``"pynndescent"``...)
-        or an object with ``fit`` and ``kneighbors``.
+    {neighbors}
     metric : str, default="euclidean"
         Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
         neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.

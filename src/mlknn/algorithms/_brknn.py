@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import StrOptions
 from ..utils._typing import MatrixLike, NDArray, SparseMatrix
 from . import _brknn_mulan as mulan
@@ -33,6 +34,7 @@ from ._brknn_votes import as_counts_csr, indicator, row_sums, top_by_count
 __all__ = ["MULAN_SEED", "BRkNN", "BRkNNa", "BRkNNb"]
 
 
+@fill_doc
 class BRkNNa(BRkNN):
     """BR-kNN-a: BR-kNN that never predicts the empty set (MULAN's ``EXTA``).
 
@@ -62,10 +64,7 @@ class BRkNNa(BRkNN):
     ----------
     n_neighbors : int, default=10
         k, the number of neighbours that vote.
-    neighbors : str or object, default="brute"
-        Neighbour-search backend: a name of :func:`mlknn.neighbors.available_backends`
-        (``"brute"``, exact, the default; ``"faiss"``, ``"hnswlib"``, ``"pynndescent"``...)
-        or an object with ``fit`` and ``kneighbors``.
+    {neighbors}
     metric : str, default="euclidean"
         Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
         neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
@@ -161,6 +160,7 @@ class BRkNNa(BRkNN):
         return pred
 
 
+@fill_doc
 class BRkNNb(BRkNN):
     """BR-kNN-b: assign the s most voted labels (MULAN's ``EXTB``).
 
@@ -206,10 +206,7 @@ class BRkNNb(BRkNN):
     ----------
     n_neighbors : int, default=10
         k, the number of neighbours that vote.
-    neighbors : str or object, default="brute"
-        Neighbour-search backend: a name of :func:`mlknn.neighbors.available_backends`
-        (``"brute"``, exact, the default; ``"faiss"``, ``"hnswlib"``, ``"pynndescent"``...)
-        or an object with ``fit`` and ``kneighbors``.
+    {neighbors}
     metric : str, default="euclidean"
         Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
         neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.

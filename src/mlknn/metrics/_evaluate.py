@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 from numpy.typing import ArrayLike
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike
 from ._all_metrics import all_metrics
 from ._evaluate_at_k import evaluate_at_k
@@ -12,6 +13,7 @@ from ._ranking import TieRule, _check_ties
 __all__ = ["evaluate"]
 
 
+@fill_doc
 def evaluate(
     Y_true: MatrixLike,
     Y_pred: MatrixLike | None,
@@ -31,8 +33,7 @@ def evaluate(
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
         Predicted 0/1 indicator matrix (the bipartition ``h``).
     Y_score : array-like, sparse matrix or None

@@ -15,6 +15,7 @@ The input checks every metric module shares live in ``_checks.py``.
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike
 from ._checks import _check_beta, _check_targets
 
@@ -116,6 +117,7 @@ def _subset_accuracy(yt: NDArray[np.bool_], yp: NDArray[np.bool_]) -> float:
 # --------------------------------------------------------------------------
 
 
+@fill_doc
 def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Hamming loss: the fraction of wrong instance-label pairs.
 
@@ -126,10 +128,8 @@ def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -160,6 +160,7 @@ def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _hamming_loss(yt, yp)
 
 
+@fill_doc
 def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Subset accuracy (exact match ratio).
 
@@ -170,10 +171,8 @@ def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -206,6 +205,7 @@ def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _subset_accuracy(yt, yp)
 
 
+@fill_doc
 def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Example-based accuracy (mean Jaccard index of the label sets).
 
@@ -217,10 +217,8 @@ def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -253,6 +251,7 @@ def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _example_prf(yt, yp)[3]
 
 
+@fill_doc
 def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Example-based precision.
 
@@ -266,10 +265,8 @@ def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -303,6 +300,7 @@ def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _example_prf(yt, yp)[0]
 
 
+@fill_doc
 def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Example-based recall.
 
@@ -315,10 +313,8 @@ def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -352,6 +348,7 @@ def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _example_prf(yt, yp)[1]
 
 
+@fill_doc
 def example_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""Example-based F-measure: the mean over instances of the per-instance F-beta.
 
@@ -367,10 +364,8 @@ def example_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> 
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
     beta : float, default=1.0
         Weight of recall relative to precision (beta > 0).
 
@@ -409,6 +404,7 @@ def example_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> 
     return _example_prf(yt, yp, beta=beta)[2]
 
 
+@fill_doc
 def example_f_of_means(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""The review's example-based F-beta: the weighted harmonic mean of the averaged precision and recall.
 
@@ -426,10 +422,8 @@ def example_f_of_means(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
     beta : float, default=1.0
         Weight of recall relative to precision (beta > 0).
 

@@ -53,6 +53,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral, Interval, Real, validate_params
 from ..utils._typing import MatrixLike, SparseMatrix
 from ._extreme_inputs import check_true, hits, ranked_labels
@@ -179,6 +180,7 @@ _PS: dict[str, list[Any]] = {**_COMMON, "inv_propensity": ["array-like"]}
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def precision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
     """Precision at k: the mean over rows of (true labels among the top k) / k.
 
@@ -189,8 +191,7 @@ def precision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like, sparse matrix or tuple
         Dense scores (n_samples, n_labels), sparse scores (only stored
         entries are predictions) or the ``(labels, scores)`` pair of
@@ -224,6 +225,7 @@ def precision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def recall_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
     """Recall at k: the mean over rows of (true labels among the top k) / (true labels).
 
@@ -232,8 +234,7 @@ def recall_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like, sparse matrix or tuple
         As in :func:`precision_at_k`.
     k : int, default=5
@@ -264,6 +265,7 @@ def recall_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def ndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
     """Normalised discounted cumulative gain at k.
 
@@ -275,8 +277,7 @@ def ndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like, sparse matrix or tuple
         As in :func:`precision_at_k`.
     k : int, default=5
@@ -308,6 +309,7 @@ def ndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, k: int = 5) -> float:
 
 
 @validate_params(_PS, prefer_skip_nested_validation=True)
+@fill_doc
 def psprecision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: ArrayLike, k: int = 5) -> float:
     """Propensity-scored precision at k, normalised by the best achievable PSP@k.
 
@@ -322,8 +324,7 @@ def psprecision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: Ar
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like, sparse matrix or tuple
         As in :func:`precision_at_k`.
     inv_propensity : array-like of shape (n_labels,)
@@ -363,6 +364,7 @@ def psprecision_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: Ar
 
 
 @validate_params(_PS, prefer_skip_nested_validation=True)
+@fill_doc
 def psndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: ArrayLike, k: int = 5) -> float:
     """Propensity-scored nDCG at k, normalised by the best achievable value.
 
@@ -375,8 +377,7 @@ def psndcg_at_k(Y_true: MatrixLike, Y_score: MatrixLike, inv_propensity: ArrayLi
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like, sparse matrix or tuple
         As in :func:`precision_at_k`.
     inv_propensity : array-like of shape (n_labels,)

@@ -8,6 +8,7 @@ relevant and an irrelevant instance) follow the convention table in :mod:`mlknn.
 import numpy as np
 from numpy.typing import NDArray
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike
 from ._checks import _check_true_and_scores, _undefined
 from ._ranking import _row_blocks, _sort_rows
@@ -69,6 +70,7 @@ def _micro_auc(yt: NDArray[np.bool_], S: NDArray[np.float64]) -> float:
 
 
 
+@fill_doc
 def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     r"""Macro-averaged area under the ROC curve.
 
@@ -86,8 +88,7 @@ def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
 
@@ -118,6 +119,7 @@ def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     return _macro_auc(yt, S)
 
 
+@fill_doc
 def micro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     r"""Micro-averaged area under the ROC curve.
 
@@ -129,8 +131,7 @@ def micro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
 

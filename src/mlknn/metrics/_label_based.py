@@ -13,6 +13,7 @@ convention table in :mod:`mlknn.metrics`.
 import numpy as np
 from numpy.typing import NDArray
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike
 from ._checks import _check_beta, _check_targets
 from ._example_based import _confusion_counts, _prf_from_counts
@@ -49,6 +50,7 @@ def _micro_prf(yt: NDArray[np.bool_], yp: NDArray[np.bool_], beta: float = 1.0) 
 
 
 
+@fill_doc
 def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Macro-averaged label-based accuracy (Zhang and Zhou 2014, section on label-based metrics, B = Accuracy).
 
@@ -60,10 +62,8 @@ def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -91,6 +91,7 @@ def macro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _label_accuracy(*_check_targets(Y_true, Y_pred))[0]
 
 
+@fill_doc
 def micro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Micro-averaged label-based accuracy (Zhang and Zhou 2014, section on label-based metrics, B = Accuracy).
 
@@ -100,10 +101,8 @@ def micro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -131,6 +130,7 @@ def micro_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _label_accuracy(*_check_targets(Y_true, Y_pred))[1]
 
 
+@fill_doc
 def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Macro-averaged precision: the mean over labels of ``TP_j / (TP_j + FP_j)``.
 
@@ -141,10 +141,8 @@ def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -174,6 +172,7 @@ def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _macro_prf(yt, yp)[0]
 
 
+@fill_doc
 def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Macro-averaged recall: the mean over labels of ``TP_j / (TP_j + FN_j)``.
 
@@ -184,10 +183,8 @@ def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -217,6 +214,7 @@ def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _macro_prf(yt, yp)[1]
 
 
+@fill_doc
 def macro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""Macro-averaged F-measure: the mean over labels of each label's F-beta.
 
@@ -228,10 +226,8 @@ def macro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> fl
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
     beta : float, default=1.0
         Weight of recall relative to precision (beta > 0).
 
@@ -264,6 +260,7 @@ def macro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> fl
     return _macro_prf(yt, yp, beta=beta)[2]
 
 
+@fill_doc
 def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Micro-averaged precision: ``sum_j TP_j / sum_j (TP_j + FP_j)``.
 
@@ -272,10 +269,8 @@ def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -304,6 +299,7 @@ def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _micro_prf(yt, yp)[0]
 
 
+@fill_doc
 def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     r"""Micro-averaged recall: ``sum_j TP_j / sum_j (TP_j + FN_j)``.
 
@@ -312,10 +308,8 @@ def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
 
     Returns
     -------
@@ -344,6 +338,7 @@ def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _micro_prf(yt, yp)[1]
 
 
+@fill_doc
 def micro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> float:
     r"""Micro-averaged F-measure: F-beta of the counts summed over labels.
 
@@ -352,10 +347,8 @@ def micro_f1(Y_true: MatrixLike, Y_pred: MatrixLike, *, beta: float = 1.0) -> fl
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted 0/1 indicator matrix.
+    {Y_true}
+    {Y_pred}
     beta : float, default=1.0
         Weight of recall relative to precision (beta > 0).
 

@@ -38,6 +38,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike
 from ._checks import _check_true_and_scores, _undefined
 
@@ -275,6 +276,7 @@ def _prepare(Y_true: MatrixLike, Y_score: MatrixLike, ties: TieRule) -> _RankSta
 
 
 
+@fill_doc
 def one_error(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""One-error: how often the top-ranked label is irrelevant.
 
@@ -287,8 +289,7 @@ def one_error(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessi
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
@@ -329,6 +330,7 @@ def one_error(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessi
     return _one_error(_prepare(Y_true, Y_score, ties))
 
 
+@fill_doc
 def coverage(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""Coverage: how far down the ranking one must go to cover all relevant labels.
 
@@ -343,8 +345,7 @@ def coverage(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessim
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
@@ -385,6 +386,7 @@ def coverage(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessim
     return _coverage(_prepare(Y_true, Y_score, ties))
 
 
+@fill_doc
 def ranking_loss(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""Ranking loss: the fraction of relevant/irrelevant label pairs mis-ordered.
 
@@ -400,8 +402,7 @@ def ranking_loss(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pe
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
@@ -441,6 +442,7 @@ def ranking_loss(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pe
     return _ranking_loss(_prepare(Y_true, Y_score, ties))
 
 
+@fill_doc
 def average_precision(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessimistic") -> float:
     r"""Average precision of the label ranking.
 
@@ -455,8 +457,7 @@ def average_precision(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule 
 
     Parameters
     ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        Ground-truth 0/1 indicator matrix.
+    {Y_true}
     Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
         Real-valued scores, higher meaning more relevant. Must be finite.
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"

@@ -1,0 +1,63 @@
+"""Parameter descriptions shared by many docstrings, written once.
+
+A docstring names a shared description by a placeholder on a line of its own,
+``{Y_true}``, at the indentation of a parameter entry; :func:`fill_doc` (a
+decorator, innermost, so that wrappers copy the filled text) puts the entry there,
+indented to match. Only the names of :data:`SHARED_PARAMETERS` are replaced, so
+literal braces (``{"ignore", "negative"}``) are left alone. The idea is
+imbalanced-learn's ``Substitution``; the texts are mlknn's.
+"""
+
+import re
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Parameter entries (name line, then the description) by placeholder name.
+SHARED_PARAMETERS = {
+    "Y_true": (
+        "Y_true : array-like or sparse matrix of shape (n_samples, n_labels)\n"
+        "    Ground-truth 0/1 indicator matrix."
+    ),
+    "Y_pred": (
+        "Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)\n"
+        "    Predicted 0/1 indicator matrix."
+    ),
+    "neighbors": (
+        'neighbors : str or object, default="brute"\n'
+        "    Neighbour-search backend: a name of :func:`mlknn.neighbors.available_backends`\n"
+        '    (``"brute"``, exact, the default; ``"faiss"``, ``"hnswlib"``, ``"pynndescent"``...)\n'
+        "    or an object with ``fit`` and ``kneighbors``."
+    ),
+}
+
+_PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>" + "|".join(map(re.escape, SHARED_PARAMETERS)) + r")\}[ \t]*$",
+                          re.MULTILINE)
+
+
+def fill_doc(obj: T) -> T:
+    """Replace the shared-parameter placeholders of ``obj``'s docstring (a decorator).
+
+    Parameters
+    ----------
+    obj : function or class
+        Its ``__doc__`` holds placeholders (a shared name in braces), each alone on a line.
+
+    Returns
+    -------
+    function or class
+        ``obj`` itself, its docstring filled.
+
+    Raises
+    ------
+    KeyError
+        Never for a known name; unknown names are not placeholders and stay as written.
+    """
+
+    def entry(match: re.Match[str]) -> str:
+        indent = match.group("indent")
+        return "\n".join(indent + line for line in SHARED_PARAMETERS[match.group("name")].split("\n"))
+
+    if obj.__doc__:
+        obj.__doc__ = _PLACEHOLDER.sub(entry, obj.__doc__)
+    return obj
