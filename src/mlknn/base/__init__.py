@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 # The ``hubness`` parameter's constraint, defined beside the reductions: an estimator
 # that accepts it adds ``"hubness": HUBNESS_CONSTRAINT`` to its constraints, and the
 # base class then widens the search and re-ranks every graph.
-from ..hubness._constraints import HUBNESS_CONSTRAINT as HUBNESS_CONSTRAINT
+from ..hubness._constraints import HUBNESS_CONSTRAINT
 from ..neighbors import (
     NEIGHBORS_CONSTRAINT,
     NeighborGraph,
@@ -51,17 +51,23 @@ from ..utils._validation import (  # noqa: F401
     validate_fit_data,
     warn_if_unscaled,
 )
-from ._explain_api import ExplainParts as ExplainParts
-from ._explain_api import _ExplainMixin
-from ._explanation import Explanation as Explanation
-from ._explanation import Term as Term
+from ._explain_api import ExplainParts, _ExplainMixin
+from ._explanation import Explanation, Term
 from ._graph_api import _GraphReuseMixin
 from ._guards import _ResourceGuardMixin
 from ._loo import _CrossFitMixin
-from ._outputs import _container_kind as _container_kind
-from ._outputs import _LabelOutputMixin
-from ._outputs import _num_rows as _num_rows
-from ._outputs import graph_rows as graph_rows
+from ._outputs import _container_kind, _LabelOutputMixin, _num_rows, graph_rows
+
+__all__ = [
+    "HUBNESS_CONSTRAINT",
+    "RANDOM_STATE_CONSTRAINT",
+    "ExplainParts",
+    "Explanation",
+    "KNNMultiLabelBase",
+    "MultiLabelMixin",
+    "Term",
+    "graph_rows",
+]
 
 #: Constraint of the ``random_state`` parameter of the kNN estimators (seeds a
 #: randomised backend such as pynndescent, and MULAN's random tie draws).
