@@ -133,5 +133,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     counts = Counter(_skip_reason(report) for report in skipped)
     terminalreporter.section(f"{len(skipped)} skipped, by reason")
-    for reason, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+    for reason, count in sorted(_merge_by_subject(counts).items(), key=lambda item: (-item[1], item[0])):
         terminalreporter.write_line(f"{count:5d}  {reason}")
+
+
+def _merge_by_subject(counts):
+    """One line for a reason that only its first word varies in ("MLkNN does not have a
+    decision_function method", "IBLR does not have ..."): "does not have ...: IBLR, MLkNN"."""
+    by_tail = {}
+    for reason in counts:
+        subject, _, tail = reason.partition(" ")
+        by_tail.setdefault(tail, []).append(subject)
+    merged = Counter()
+    for reason, count in counts.items():
+        subject, _, tail = reason.partition(" ")
+        subjects = by_tail[tail]
+        key = f"{tail.rstrip('.')}: {', '.join(sorted(set(subjects)))}" if tail and len(subjects) >= 3 else reason
+        merged[key] += count
+    return merged
