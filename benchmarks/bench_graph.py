@@ -203,7 +203,7 @@ def sparse_graph(name="tmc2007-500", k=10, repeats=3):
 
     The leave-one-out graph of the dataset's MULAN training split (CSR X), k = 10,
     against the product the kernel cannot avoid: ``X @ [-q; 1]`` for every chunk of
-    queries, the chunks and keys of ``BruteNeighbors`` itself (``_transposed_keys``,
+    queries, the chunks and keys of ``BruteNeighbors`` itself (``KeyLayout.transposed_keys``,
     scipy's ``csr_matvecs``), nothing else. The densified X's float32 GEMM
     (``X @ X.T`` by 1,024-row chunks) is timed beside it: on binary sparse data it is
     the slower product, so the sparse one is the best achievable. One BLAS thread and
@@ -227,7 +227,7 @@ def sparse_graph(name="tmc2007-500", k=10, repeats=3):
 
     def product():
         for a in range(0, n, rows):
-            index._transposed_keys(X[a : a + rows])
+            index._index.layout.transposed_keys(X[a : a + rows])
 
     def graph():
         BruteNeighbors(n_jobs=1).fit(X).kneighbors(None, k)
