@@ -285,6 +285,7 @@ class KNNMultiLabelBase(
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training instances.
         Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
             Binary indicator matrix (0/1). A single label is ``(n_samples, 1)``.
             A scipy sparse Y stays sparse in the estimators that support it
@@ -388,6 +389,7 @@ class KNNMultiLabelBase(
         n_samples : int, default=1000
             Rows searched exactly (drawn without replacement; all if fewer).
         random_state : int, RandomState instance or None, default=None
+            Seeds the sample of queries whose neighbours are checked.
 
         Returns
         -------
@@ -420,6 +422,7 @@ class KNNMultiLabelBase(
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------
@@ -441,6 +444,7 @@ class KNNMultiLabelBase(
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------
@@ -464,6 +468,7 @@ class KNNMultiLabelBase(
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
         k : int, default=5
             ``1 <= k <= n_labels``.
 

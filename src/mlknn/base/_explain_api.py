@@ -57,6 +57,7 @@ class _ExplainMixin:
             Queries; None: the training set, leave-one-out (each row's own point
             excluded, duplicates kept), as ``fit`` saw it.
         return_distance : bool, default=True
+            Also return the distances to the neighbours.
 
         Returns
         -------

@@ -43,6 +43,7 @@ def cv_5x2_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult
         Scores ordered by repetition, then fold: (rep 1 fold 1, rep 1 fold 2,
         rep 2 fold 1, ...).
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------
@@ -103,6 +104,7 @@ def corrected_resampled_ttest(
         ``n_test / n_train`` of one split: 1 for 2-fold CV, 1 / (K - 1) for
         K-fold CV, ``t / (1 - t)`` for a hold-out of test fraction t.
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------
@@ -164,7 +166,10 @@ def cv_ttest_vs_best(
     scores : mapping of name -> array-like of shape (n_folds,)
         Fold scores in (repetition, fold) order, the same folds for all.
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
     alpha : float, default=0.05
+        Significance level of the test.
     test : {"5x2cv", "corrected"}, default="5x2cv"
     test_train_ratio : float, default=1.0
         For ``test="corrected"``.

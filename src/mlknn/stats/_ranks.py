@@ -19,7 +19,10 @@ def average_ranks(
     Parameters
     ----------
     table : array-like of shape (n_datasets, n_algorithms)
+        The measure's values: one row per dataset, one column per algorithm.
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
 
     Returns
     -------
@@ -112,6 +115,7 @@ def friedman_from_ranks(
     avg_ranks : array-like of shape (k,)
     n_datasets : int
     alpha : float, default=0.05
+        Significance level of the test.
     names : sequence of str, optional
 
     Returns
@@ -174,9 +178,13 @@ def friedman_test(
     Parameters
     ----------
     table : array-like of shape (n_datasets, n_algorithms)
+        The measure's values: one row per dataset, one column per algorithm.
     names : sequence of str, optional
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------
@@ -224,6 +232,7 @@ def nemenyi_cd(n_algorithms: int, n_datasets: int, alpha: float = 0.05) -> float
         range quantile divided by sqrt(2) (``scipy.stats.studentized_range``).
     n_datasets : int
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------

@@ -51,7 +51,10 @@ def sign_test(a: ArrayLike, b: ArrayLike, greater_is_better: bool = True, alpha:
     a, b : array-like of shape (n_datasets,)
         Scores of the two algorithms.
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------
@@ -138,7 +141,10 @@ def win_tie_loss(
         One array per dataset (the number of folds may differ between datasets).
     names : sequence of str, optional
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
     alpha : float, default=0.05
+        Significance level of the test.
     test : {"wilcoxon", "ttest"}, default="wilcoxon"
         Two-sided Wilcoxon signed-rank (Teng et al. 2025) or paired t-test; a significant
         result is a win for the algorithm with the better mean.

@@ -44,6 +44,7 @@ def paired_ttest(a: ArrayLike, b: ArrayLike, alpha: float = 0.05) -> TTestResult
     a, b : array-like of shape (n_folds,)
         The two algorithms' scores on the same folds.
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------
@@ -132,7 +133,10 @@ def ttest_markers(
     scores : mapping of name -> array-like of shape (n_folds,)
         Per-fold scores on one dataset and one metric (same folds for all).
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
     alpha : float, default=0.05
+        Significance level of the test.
 
     Returns
     -------

@@ -158,7 +158,10 @@ def pairwise_wilcoxon(
         Mean score of each algorithm on each dataset.
     names : sequence of str, optional
     greater_is_better : bool, default=True
+        Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
+        (Hamming loss, ranking loss).
     alpha : float, default=0.05
+        Significance level of the test.
     correction : {"bonferroni", "none"}, default="bonferroni"
         Bonferroni divides ``alpha`` by the number of ordered pairs
         ``m (m - 1)`` (Teng et al. 2025: 0.05 / 90 = 5.56e-4 for 10 algorithms).
