@@ -21,7 +21,8 @@ from mlknn.neighbors import available_backends
 data = make_multilabel(n_samples=3000, n_features=32, n_labels=10, random_state=0)
 X, Y = data.X.astype(np.float32), data.Y
 X_train, X_test, Y_train, Y_test = X[:2000], X[2000:], Y[:2000], Y[2000:]
-print("installed backends:", ", ".join(available_backends()))
+print("installed backends:")
+print(", ".join(available_backends()))
 
 # %%
 # The exact search is the reference; ``faiss-hnsw`` (or ``hnswlib``, ``pynndescent``) is

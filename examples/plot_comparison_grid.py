@@ -35,7 +35,7 @@ config = ExperimentConfig(
 )
 workdir = Path(tempfile.mkdtemp())
 summary = run_experiment(config, workdir / "grid.db")
-print(summary)
+print(", ".join(f"{key} {value}" for key, value in summary.items()))
 
 # %%
 # One row per cell (a column per parameter and measure): the mean and sd of macro AUC of

@@ -36,7 +36,8 @@ print(f"Y: {Y.shape}, {Y.nnz} non-zeros ({per_row:.1f} labels per row), {type(Y)
 # query.
 clf = MLkNN(n_neighbors=20, metric="cosine").fit(X_train, Y_train)
 labels, scores = clf.predict_topk(X_test, k=5)
-print("first query's top 5:", labels[0], np.round(scores[0], 3))
+print("first query's top 5 labels:", labels[0])
+print("and their scores:          ", np.round(scores[0], 3))
 
 # %%
 # The metrics take the (labels, scores) pair directly; nothing (n, q) is ever built.

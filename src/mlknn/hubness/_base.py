@@ -24,7 +24,7 @@ algorithm that weights by distance, such as MLHiKNN's eq 20, reads).
 **Approximation: the candidate set.** Only the W primary nearest neighbours can
 become secondary neighbours. With W = n_train - 1 the re-ranking is exact
 (``n_candidates=-1`` asks for that). The default W = max(5 k, 100) (capped at
-n_train - 1) is documented with its measured recall in ``docs/hubness.md``. The
+n_train - 1) is documented with its measured recall in ``docs/notes/hubness.md``. The
 secondary *values* of the candidates are exact (MP counts over all training
 points, not over the candidates).
 

@@ -319,7 +319,7 @@ def hubness_stats(
         data are searched against themselves, so each point is normally its own
         first neighbour and has k - 1 others (with more than k exact duplicates the
         lower-index copies come first). This convention reproduces the values of
-        Teng et al.'s (2025) Table 1 (see docs/hubness.md). Needs ``X``, not a graph, and no
+        Teng et al.'s (2025) Table 1 (see docs/notes/hubness.md). Needs ``X``, not a graph, and no
         ``hubness``.
 
     Returns
