@@ -25,7 +25,7 @@ generated in the child and count in it):
    the steps of ``est.fit(X, Y).predict_topk(Xq, 5)``, with the search done once
    for both estimators.
 
-Reported: wall time per phase, the peak RSS after each phase, P@1/3/5 of each
+Reported: wall time and CPU time (all threads) per phase, the peak RSS after each phase, P@1/3/5 of each
 estimator against the generator's labels (:func:`mlknn.metrics.precision_at_k`),
 and the recall@10 of the query graph (and of the leave-one-out graph) against
 an exact search (``neighbors="brute"``) on ``--recall-sample`` sampled rows.
@@ -76,6 +76,13 @@ def _peak_rss_mb(who=resource.RUSAGE_SELF):
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
 
+def _cpu_s():
+    """CPU seconds of this process, all threads: on a shared machine the work done,
+    where the wall time also counts the waits for a core."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def _digest(*arrays):
     """A hash of the arrays' bytes (dtype and shape included): equal iff bit-identical."""
     h = hashlib.sha256()
@@ -102,10 +109,13 @@ def run_configuration(cfg):
     from mlknn.neighbors import build_graph, estimate_recall, get_backend
 
     out = dict(cfg)
-    phases, rss = {}, {}
+    phases, cpu, rss = {}, {}, {}
+    cpu_before = [_cpu_s()]
 
     def phase(name, t0):
         phases[name] = time.perf_counter() - t0
+        now = _cpu_s()
+        cpu[name], cpu_before[0] = now - cpu_before[0], now
         rss[name] = _peak_rss_mb()
         return time.perf_counter()
 
@@ -166,6 +176,7 @@ def run_configuration(cfg):
             approx_indices=train_graph.indices))
         t = phase("recall", t)
     out["phases_s"] = phases
+    out["phases_cpu_s"] = cpu
     out["peak_rss_after_mb"] = rss
     out["peak_rss_mb"] = _peak_rss_mb()
     out["load_end"] = " ".join(f"{x:.1f}" for x in os.getloadavg())

@@ -30,6 +30,7 @@ def test_main_in_process(tmp_path, capsys):
         assert set(r["phases_s"]) >= {"generate", "index", "train_graph", "query_graph",
                                       "mlknn_fit", "mlknn_topk", "brknn_fit", "brknn_topk"}
         assert all(v >= 0 for v in r["phases_s"].values())
+        assert set(r["phases_cpu_s"]) == set(r["phases_s"]) and min(r["phases_cpu_s"].values()) >= 0
         assert r["recall@10"] >= 0.9
         for est in bm.ESTIMATORS:
             p1, p3, p5 = (r[f"{est}_P@{k}"] for k in (1, 3, 5))
