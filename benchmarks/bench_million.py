@@ -35,7 +35,7 @@ LocalCluster of two worker processes (:mod:`mlknn.distributed`,
 ``neighbors="dask"``); its graphs and top-5 predictions are compared, by a hash
 of their bytes, with those of the single-machine exact run (``brute``, added if
 not asked for). Its peak RSS column is this client process's; the workers' peak
-is ``worker_peak_rss_mb`` (``RUSAGE_CHILDREN`` after the cluster closed).
+is ``worker_peak_rss_mb`` (the larger of the two workers' own).
 
 ``--n``, ``--queries`` and ``--neighbors`` are aliases of ``--n-train``,
 ``--n-query`` and ``--backend`` (``benchmarks/gpu_check.sh`` uses them).
@@ -119,24 +119,26 @@ def run_configuration(cfg):
         rss[name] = _peak_rss_mb()
         return time.perf_counter()
 
-    t = time.perf_counter()
-    data = make_extreme_multilabel(
-        cfg["n_train"] + cfg["n_query"], n_features=cfg["d"], n_labels=cfg["q"], random_state=cfg["seed"]
-    )
-    n = cfg["n_train"]
-    X, Xq, Y, Yq = data.X[:n], data.X[n:], data.Y[:n], data.Y[n:]
-    del data
-    out["nnz_train"] = int(Y.nnz)
-    t = phase("generate", t)
-
     backend = cfg["backend"]
     with contextlib.ExitStack() as stack:
+        t = time.perf_counter()
+        client = None
         if backend == "dask":
+            # Started before the data exist: a process starts with its parent's
+            # peak RSS as its own, so workers started later would report ours.
             import mlknn.distributed  # registers neighbors="dask"
 
-            stack.enter_context(mlknn.distributed.local_client(
+            client = stack.enter_context(mlknn.distributed.local_client(
                 n_workers=2, dashboard_address=None, silence_logs=logging.CRITICAL))
             t = phase("cluster_start", t)
+        data = make_extreme_multilabel(
+            cfg["n_train"] + cfg["n_query"], n_features=cfg["d"], n_labels=cfg["q"], random_state=cfg["seed"]
+        )
+        n = cfg["n_train"]
+        X, Xq, Y, Yq = data.X[:n], data.X[n:], data.Y[:n], data.Y[n:]
+        del data
+        out["nnz_train"] = int(Y.nnz)
+        t = phase("generate", t)
         params = {} if backend in ("brute", "dask") else cfg["backend_params"]
         index = get_backend(backend, n_jobs=cfg["n_jobs"], random_state=cfg["seed"], **params).fit(X)
         t = phase("index", t)
@@ -144,8 +146,9 @@ def run_configuration(cfg):
         t = phase("train_graph", t)
         query_graph = build_graph(index, Xq, cfg["k"])
         t = phase("query_graph", t)
-    if backend == "dask":  # the workers have exited and been waited for
-        out["worker_peak_rss_mb"] = _peak_rss_mb(resource.RUSAGE_CHILDREN)
+        if client is not None:
+            out["worker_peak_rss_mb"] = max(client.run(_peak_rss_mb).values())
+    if backend == "dask":
         t = phase("cluster_stop", t)
     out["train_graph_digest"] = _digest(train_graph.indices, train_graph.distances)
     out["query_graph_digest"] = _digest(query_graph.indices, query_graph.distances)

@@ -63,7 +63,7 @@ def test_dask_identical_to_brute(tmp_path, capsys):
     pytest.importorskip("distributed")
     results = bm.main([*TINY, "--backend", "brute", "--dask", "--in-process", "--out", str(tmp_path / "d.jsonl")])
     assert [r["backend"] for r in results] == ["brute", "dask"]
-    assert results[1]["identical_to_brute"] is True
+    assert results[1]["identical_to_brute"] is True and results[1]["worker_peak_rss_mb"] > 0
     assert "identical to brute: True" in capsys.readouterr().out
 
 
