@@ -14,7 +14,14 @@ from test_experiments import _rows
 
 from mlknn import MLkNN
 from mlknn.datasets import make_multilabel
-from mlknn.experiments import ExperimentConfig, ProtocolConfig, ResultsDB, count_cells, run_experiment
+from mlknn.experiments import (
+    ExperimentConfig,
+    PreprocessingConfig,
+    ProtocolConfig,
+    ResultsDB,
+    count_cells,
+    run_experiment,
+)
 from mlknn.metrics import evaluate
 from mlknn.model_selection._prequential import PrequentialSplit
 
@@ -103,3 +110,42 @@ def test_cli_options_and_toml_reach_the_config():
                              "protocol": {"name": "prequential", "batch": 100},
                              "preprocessing": {"missing_labels": 0.1}})
     assert toml.protocol.batch == 100 and toml.preprocessing.missing_labels == 0.1
+
+
+def _stored(db):
+    """Every stored measure and cell column but the timings, and the warnings, keyed by cell and measure."""
+    timing = {"fit_seconds", "predict_seconds", "search_seconds", "created"}
+    values = {(r["algorithm"], r["params"], r["fold"], r["metric"]): {k: r[k] for k in r.keys() if k not in timing}
+              for r in db.rows()}
+    warned = sorted((w["algorithm"], w["params"], w["fold"], w["stage"], w["category"], w["message"], w["count"])
+                    for w in db.warnings())
+    return values, warned
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+def test_partial_fit_path_stores_the_refit_values(tmp_path, missing):
+    """Carrying MLkNN / BRkNN by partial_fit from batch to batch stores exactly what refitting stores
+    (emotions, in file order and shuffled, with and without hidden labels); MLHiKNN, whose
+    regressions only reach a refit to the solver's tolerance, is refitted in the same grid."""
+    from mlknn.datasets import load
+
+    data = load("emotions")
+    X, Y = data.X, data.Y
+    algorithms = ("mlknn", "brknn") if missing else ("mlknn", "brknn", "mlhiknn")
+    config = ExperimentConfig(datasets=("emotions",), algorithms=algorithms, k=(5, 10),
+                              protocol=ProtocolConfig("prequential", batch=100, shuffle=bool(missing), seed=1),
+                              preprocessing=PreprocessingConfig(missing_labels=missing))
+    stored = []
+    for incremental in (True, False):
+        db = ResultsDB(tmp_path / f"r{incremental}.db")
+        run_experiment(config, db, data={"emotions": (X, Y)}, incremental=incremental)
+        stored.append(_stored(db))
+        carried = {r["algorithm"] for r in db.rows() if r["search_seconds"] == 0}
+        assert carried == ({"mlknn", "brknn"} if incremental else set())  # the grid's search not used
+    (values, warned), (refit_values, refit_warned) = stored
+    assert len(values) == len(refit_values) > 0 and values.keys() == refit_values.keys()
+    for key, row in values.items():
+        assert row == refit_values[key] or all(
+            a == b or (isinstance(a, float) and np.isnan(a) and np.isnan(b))
+            for a, b in zip(row.values(), refit_values[key].values())), key
+    assert warned == refit_warned

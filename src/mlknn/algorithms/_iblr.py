@@ -237,6 +237,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
 
     #: All q meta-features enter every one of the q regressions: O(q^2) parameters.
     _supports_sparse_labels = False
+    _partial_fit_exact = False  # the regressions warm-start: equal to a refit to the solver's tolerance
     _row_scoring = False  # scores are BLAS products over the query rows
 
     # The base class declares a plain class attribute; here it follows the parameter.

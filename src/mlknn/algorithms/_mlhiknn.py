@@ -231,6 +231,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
 
     #: The relevance scores, inputs of every regression, are dense (n, q).
     _supports_sparse_labels = False
+    _partial_fit_exact = False  # the regressions warm-start: equal to a refit to the solver's tolerance
 
     _parameter_constraints = {
         **KNNMultiLabelBase._parameter_constraints,

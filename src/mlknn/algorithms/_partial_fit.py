@@ -117,6 +117,10 @@ class _PartialFitMixin:
 
     max_samples: int | None
 
+    #: Whether ``partial_fit`` reaches ``fit``'s model bit for bit (not only to a
+    #: solver's tolerance); the experiment harness updates only such models.
+    _partial_fit_exact: bool = True
+
     # ------------------------------------------------------------ public API
     def partial_fit(self, X: MatrixLike, Y: MatrixLike, Y_missing: MatrixLike = None, classes: Any = None) -> Self:
         """Learn from one more batch of rows, exactly as ``fit`` on all rows so far.

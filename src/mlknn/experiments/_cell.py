@@ -170,13 +170,29 @@ def _dense_train_labels(est: Estimator, Y: LabelMatrix) -> LabelMatrix:
     return Y.toarray()
 
 
-def _fit(est: Estimator, data: FoldData, search: FoldSearch | None) -> None:
-    if is_knn(est):
+def _hidden_for(est: Estimator, data: FoldData, rows: slice = slice(None)) -> dict[str, MatrixLike]:
+    """``Y_missing=`` of the training rows ``rows`` for an estimator that learns from
+    incomplete labels; nothing for the others, which read the hidden entries as 0 (Y_train holds 0 there)."""
+    if data.Y_hidden is None or not est.knn_capabilities()["missing_labels"]:
+        return {}
+    return {"Y_missing": data.Y_hidden[rows]}
+
+
+def _fit(est: Estimator, data: FoldData, search: FoldSearch | None, n_seen: int | None = None) -> None:
+    if n_seen is not None:
+        # A prequential cell carried from batch to batch: the rows that arrived since its last fit.
+        from ..utils._validation import FeatureScaleWarning
+
+        new = slice(n_seen, None)
+        with warnings.catch_warnings():
+            # Its first call checks the feature scale, as fit does; the refit path's
+            # fit_from_graph does not, and both paths store the same warnings.
+            warnings.simplefilter("ignore", FeatureScaleWarning)
+            est.partial_fit(data.X_train[new], data.Y_train[new], **_hidden_for(est, data, new))
+    elif is_knn(est):
         assert search is not None  # the runner searches every fold that has a kNN cell
-        # Hidden entries are unknown to the estimators that learn from incomplete labels; the
-        # others read them as 0 (Y_train holds 0 there).
-        extra = {"Y_missing": data.Y_hidden} if data.Y_hidden is not None and est.knn_capabilities()["missing_labels"] else {}
-        est.fit_from_graph(search.train_graph, data.Y_train, X=data.X_train, index=search.index, **extra)
+        est.fit_from_graph(search.train_graph, data.Y_train, X=data.X_train, index=search.index,
+                           **_hidden_for(est, data))
     else:
         est.fit(data.X_train, _dense_train_labels(est, data.Y_train))
 
@@ -185,8 +201,16 @@ def _predict(est: Estimator, data: FoldData, search: FoldSearch | None, topk: in
     """(P, scores): the 0/1 prediction and dense scores, or the top-k pair when ``topk``."""
     if not is_knn(est):
         return est.predict(data.X_test), _scores(est, data.X_test)
-    assert search is not None  # as in _fit
-    graph, X = search.test_graph, data.X_test
+    X = data.X_test
+    graph: NeighborGraph | None
+    if search is None:
+        # A prequential cell carried by partial_fit: one query of the model's own exact index
+        # serves the prediction and the scores, as the grid's shared search does.
+        from ..neighbors import build_graph
+
+        graph = build_graph(est.nn_, X, est.search_width(est.n_train_))
+    else:
+        graph = search.test_graph
     P = est.predict_from_graph(graph, X)
     if topk:
         return P, est.predict_topk_from_graph(graph, X, k=topk)
@@ -232,7 +256,7 @@ def _decision_values(est: Estimator, data: FoldData, S: NDArray[np.float64], dec
 
 def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tuple[int, ...] = (),
              ties: tuple[str, ...] = (), *, decisions: "DecisionSettings | None" = None,
-             seed: int = 0) -> CellOutcome:  # fmt: skip
+             seed: int = 0, n_seen: int | None = None) -> CellOutcome:  # fmt: skip
     """Fit, predict and evaluate one estimator on one fold.
 
     Parameters
@@ -252,6 +276,11 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
         (:mod:`mlknn.experiments._decisions`), for cells with dense scores.
     seed : int, default=0
         ``random_state`` of those decision rules.
+    n_seen : int, optional
+        Set for a prequential cell carried by ``partial_fit``
+        (:mod:`mlknn.experiments._stream`): ``est`` has learnt the first ``n_seen``
+        training rows (0: none yet) and learns the others by ``partial_fit``; it
+        predicts with its own search (``search`` is then unused).
 
     Returns
     -------
@@ -266,7 +295,7 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
         topk = max(at_k)
     with log.stage("fit"):
         t0 = time.perf_counter()
-        _fit(est, data, search)
+        _fit(est, data, search, n_seen)
         fit_s = time.perf_counter() - t0
     with log.stage("predict"):
         t0 = time.perf_counter()
@@ -277,5 +306,6 @@ def run_cell(est: Estimator, data: FoldData, search: FoldSearch | None, at_k: tu
     if decisions and isinstance(S, np.ndarray):
         with log.stage("decide"):
             values.update(_decision_values(est, data, S, decisions, seed))
-    # (search is None only without kNN estimators: _fit stops a kNN cell without one.)
-    return CellOutcome(values, fit_s, pred_s, search.seconds if knn and search is not None else 0.0, log.records())
+    # (A kNN cell has a search unless it is carried by partial_fit, which searches itself.)
+    search_s = search.seconds if knn and search is not None and n_seen is None else 0.0
+    return CellOutcome(values, fit_s, pred_s, search_s, log.records())

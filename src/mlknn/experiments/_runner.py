@@ -21,7 +21,7 @@ run in parallel with joblib (``n_jobs``).
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
@@ -36,6 +36,7 @@ from ._missing import hide_labels
 from ._parsing import canonical_json
 from ._results import CELL_COLUMNS, ResultsDB
 from ._settings import PreprocessingConfig
+from ._stream import StreamModel, can_update
 
 if TYPE_CHECKING:
     from ..neighbors._reuse import FoldGraphs
@@ -220,13 +221,24 @@ def cell_warning_rows(
     return [{**cell, "algorithm": spec.name, "params": spec.key(), **r} for r in records]
 
 
-def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
+def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix,
+             streams: dict[tuple[str, str], StreamModel] | None = None) -> FoldResult:  # fmt: skip
     """Compute every missing cell of one fold.
 
     Steps: slice and preprocess the fold (:func:`prepare_fold`), search the
     neighbours once for every kNN estimator (:func:`search_fold`), fit, predict
     and evaluate each estimator (:func:`mlknn.experiments._cell.run_cell`),
     and turn each outcome into result rows and warning rows.
+
+    Parameters
+    ----------
+    task : FoldTask
+    X, Y : the dataset
+    streams : dict, optional
+        Given for the batches of a prequential protocol run in stream order: the
+        models carried by ``partial_fit`` (:mod:`mlknn.experiments._stream`), by
+        ``(algorithm, params)``, read and updated here. Cells whose model cannot be
+        updated exactly are refitted.
 
     Returns
     -------
@@ -236,32 +248,56 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> FoldResult:
     fold_log = WarningLog()
     data = prepare_fold(task, X, Y, fold_log)
     built = [(spec, spec.build(task.seed)) for spec in task.specs]
+    carried: dict[tuple[str, str], int] = {}  # (algorithm, params) -> rows its model has learnt
+    if streams is not None:
+        for i, (spec, est) in enumerate(built):
+            if is_knn(est) and can_update(est, task.preprocessing, task.search):
+                # A model is carried only from an earlier batch of this stream (fewer rows seen);
+                # otherwise (the first batch, or after a failed cell) a fresh one starts with them all.
+                kept = streams.pop((spec.name, spec.key()), None)
+                if kept is not None and kept.n_seen < data.n_train:
+                    built[i] = (spec, kept.estimator)
+                    carried[(spec.name, spec.key())] = kept.n_seen
+                else:
+                    carried[(spec.name, spec.key())] = 0
     base = _fold_columns(task, data)
     out = FoldResult()
     try:
-        search = search_fold(task, data, [(s, e) for s, e in built if is_knn(e)], fold_log)
+        searched = [(s, e) for s, e in built if is_knn(e) and (s.name, s.key()) not in carried]
+        search = search_fold(task, data, searched, fold_log)
     except Exception as exc:  # noqa: BLE001 - recorded for every kNN cell of the fold; the others still run
         search = None
-        for spec, est in built:
-            if is_knn(est):
-                out.warnings += cell_warning_rows(base, spec, [error_record(exc)])
-        built = [(spec, est) for spec, est in built if not is_knn(est)]
+        for spec, _ in searched:
+            out.warnings += cell_warning_rows(base, spec, [error_record(exc)])
+        failed = {id(est) for _, est in searched}
+        built = [(spec, est) for spec, est in built if id(est) not in failed]
     shared = fold_log.records()  # preprocessing and search warnings concern every cell of the fold
     for spec, est in built:
+        n_seen = carried.get((spec.name, spec.key()))
         try:
             outcome = run_cell(est, data, search, task.at_k, task.ties, decisions=task.decisions,
-                               seed=task.seed)
+                               seed=task.seed, n_seen=n_seen)
         except Exception as exc:  # noqa: BLE001 - one failing cell is recorded; the grid goes on
             out.warnings += cell_warning_rows(base, spec, [error_record(exc)])
             continue
-        out.rows += cell_rows(base, spec, est, outcome, search)
-        fold_level = [r for r in shared if is_knn(est) or r["stage"] != "search"]
+        if streams is not None and n_seen is not None:
+            streams[(spec.name, spec.key())] = StreamModel(est, data.n_train)
+        out.rows += cell_rows(base, spec, est, outcome, search if n_seen is None else None)
+        fold_level = [r for r in shared if (is_knn(est) and n_seen is None) or r["stage"] != "search"]
         out.warnings += cell_warning_rows(base, spec, fold_level + outcome.warnings)
     return out
 
 
 def _run_fold_job(task: FoldTask, X: MatrixLike, Y: LabelMatrix) -> tuple[FoldTask, FoldResult]:
     return task, run_fold(task, X, Y)
+
+
+def _run_stream(tasks: list[FoldTask], X: MatrixLike, Y: LabelMatrix) -> Iterator[tuple[FoldTask, FoldResult]]:
+    """A prequential protocol's batches in stream order, carrying the models that
+    ``partial_fit`` updates exactly from one batch to the next."""
+    streams: dict[tuple[str, str], StreamModel] = {}
+    for task in sorted(tasks, key=lambda t: t.fold.fold):
+        yield task, run_fold(task, X, Y, streams)
 
 
 # ----------------------------------------------------------------- planning
@@ -371,6 +407,7 @@ def run_experiment(
     data: Mapping[str, tuple[MatrixLike, MatrixLike]] | None = None,
     data_home: str | os.PathLike[str] | None = None,
     executor: FoldExecutor | None = None,
+    incremental: bool = True,
 ) -> dict[str, Any]:
     """Run (or complete) an experiment.
 
@@ -391,6 +428,13 @@ def run_experiment(
         :class:`mlknn.distributed.DaskExecutor` on a Dask cluster): it must yield
         ``fn(task, X, Y)`` for every task exactly once, in any order, as they
         finish. This process still writes every result (``n_jobs`` is then unused).
+    incremental : bool, default=True
+        Prequential protocol without ``executor``: run the batches in stream order
+        in this process and carry each cell's model from batch to batch with
+        ``partial_fit`` where that gives the refitted model bit for bit
+        (:mod:`mlknn.experiments._stream`; the stored measures are the same, the
+        cost no longer grows with the square of the stream; ``n_jobs`` is then
+        unused). False: refit every batch on everything seen, batches in parallel.
 
     Returns
     -------
@@ -477,6 +521,8 @@ def run_experiment(
             progress.message(f"{dataset}: {len(tasks)} fold(s) to compute")
             if executor is not None:
                 results = executor.run_folds(_run_fold_job, tasks, X, Y)
+            elif incremental and config.protocol.name == "prequential":
+                results = _run_stream(tasks, X, Y)
             elif n_jobs == 1 or len(tasks) == 1:
                 results = (_run_fold_job(t, X, Y) for t in tasks)
             else:
