@@ -515,12 +515,25 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         return proba if k is None else topk_from_dense(proba, k)
 
 
-def _count_product(A: SparseMatrix, M: NDArray[np.bool_], dt: Any) -> NDArray[Any]:
-    """``A @ M`` for a sparse 0/1 matrix A and a mostly-zero boolean M, as a dense array.
+#: Per multiply-add, how much more a sparse x sparse product costs than a sparse x
+#: dense one (index merging, building the result, densifying it; measured in
+#: docs/performance.md): the sparse form of M pays off only when it saves more
+#: multiply-adds than this factor.
+_SPARSE_PRODUCT_OVERHEAD = 50
 
-    M is made sparse first, so that the cost follows its non-zeros (on delicious
-    8.5 % of the violation matrix, 0.2 % of ``high``) rather than its size. Sums
-    of ones: exact in float32 below 2**24.
+
+def _count_product(A: SparseMatrix, M: NDArray[np.bool_], dt: Any) -> NDArray[Any]:
+    """``A @ M`` for a sparse 0/1 matrix A and a boolean M, as a dense array.
+
+    When M is mostly zero (on delicious 0.2 % of ``high``), M is made sparse first,
+    so that the cost follows its non-zeros; otherwise (the violation matrices of
+    small label sets, 10-20 % non-zero) A multiplies the dense M directly. The
+    multiply-adds of the sparse form are counted exactly (A's entries per column
+    times M's per row). Sums of ones: exact in float32 below 2**24, so both forms
+    give the same bits.
     """
+    sparse_work = float(np.bincount(A.indices, minlength=A.shape[1]) @ M.sum(axis=1, dtype=np.float64))
+    if _SPARSE_PRODUCT_OVERHEAD * sparse_work >= float(A.nnz) * M.shape[1]:
+        return np.asarray(A @ M.astype(dt), dtype=dt)
     out = A @ sp.csr_matrix(M, dtype=dt)
     return np.asarray(out.toarray(), dtype=dt)
