@@ -134,6 +134,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
         n_samples : int, default=1000
             Rows drawn without replacement; all if fewer.
         random_state : int, optional
+            Seed of the randomised parts of the search, where the backend has any.
 
         Returns
         -------

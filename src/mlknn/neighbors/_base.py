@@ -220,8 +220,13 @@ def get_backend(
         cloned (if it is a scikit-learn estimator) so the user's object is never
         mutated.
     metric : str
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     n_jobs : int, optional
+        Threads of the search. None: as many as the BLAS pool holds (the rule of every
+        backend, usually all cores); -1: all cores.
     random_state : int, optional
+        Seed of the randomised parts of the search, where the backend has any.
     **params
         Extra backend parameters.
 

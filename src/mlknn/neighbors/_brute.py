@@ -36,6 +36,8 @@ class BruteNeighbors(BaseEstimator):
         ``resolve_n_jobs``); -1: all cores. Small searches run in one thread with
         multi-threaded BLAS.
     random_state : ignored
+        Accepted so that every backend takes the same parameters; this search draws
+        nothing at random.
 
     Attributes
     ----------

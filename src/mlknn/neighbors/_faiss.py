@@ -82,10 +82,14 @@ class FaissNeighbors(_FaissBase):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     n_jobs : int, optional
         OpenMP threads for faiss (a process-wide setting). None: as many as the
         BLAS pool holds (the rule of every backend); -1: all cores.
     random_state : ignored
+        Accepted so that every backend takes the same parameters; this search draws
+        nothing at random.
 
     Attributes
     ----------
@@ -140,6 +144,8 @@ class FaissIVFNeighbors(_FaissBase):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     nlist : int, optional
         Number of k-means cells; default ``4 sqrt(n)``, at most ``n / 39`` (faiss
         wants 39 training points per cell).
@@ -147,6 +153,8 @@ class FaissIVFNeighbors(_FaissBase):
         Cells visited per query; default ``max(16, sqrt(nlist))``. Higher: better
         recall, slower.
     n_jobs : int, optional
+        Threads of the search. None: as many as the BLAS pool holds (the rule of every
+        backend, usually all cores); -1: all cores.
     random_state : int, optional
         Seed of the k-means training.
 
@@ -228,13 +236,21 @@ class FaissHNSWNeighbors(_FaissBase):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     M : int, default=32
         Graph degree.
     ef_construction : int, default=80
+        Beam of the graph's construction: larger builds a more accurate graph, more
+        slowly.
     ef_search : int, default=64
         Search beam; raised to the number of candidates when that is larger.
     n_jobs : int, optional
-    random_state : ignored (faiss's HNSW build is multi-threaded, not seeded)
+        Threads of the search. None: as many as the BLAS pool holds (the rule of every
+        backend, usually all cores); -1: all cores.
+    random_state : ignored
+        Accepted so that every backend takes the same parameters; faiss's HNSW build
+        is multi-threaded and not seeded.
 
     Attributes
     ----------

@@ -85,6 +85,8 @@ class FaissGPUNeighbors(_GpuMixin, FaissNeighbors):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     n_jobs : int, optional
         Host threads of the re-ranking.
     random_state : int, optional
@@ -123,6 +125,8 @@ class FaissGPUIVFNeighbors(_GpuMixin, FaissIVFNeighbors):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     nlist : int, optional
         Number of k-means cells; default ``4 sqrt(n)``, at most ``n / 39``.
     nprobe : int, optional

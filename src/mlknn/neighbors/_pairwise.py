@@ -51,6 +51,8 @@ def pairwise_distances(X: MatrixLike, Y: MatrixLike, metric: str = "euclidean") 
     X : {array-like, sparse matrix} of shape (n_x, n_features)
     Y : {array-like, sparse matrix} of shape (n_y, n_features)
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
 
     Returns
     -------
@@ -147,6 +149,8 @@ def pairwise_distances_chunked(
     Y : {array-like, sparse matrix} of shape (n_y, n_features)
         Streamed in blocks of rows (the columns of the distance matrix).
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     working_memory : float, optional
         Megabytes for one block and its copy of Y's rows (``8 (n_x + n_y)`` bytes
         per column); None: scikit-learn's ``working_memory`` setting.

@@ -58,6 +58,7 @@ class PrecomputedNeighbors(BaseEstimator):
     metric : ignored
         Accepted for a uniform signature; the distances are the user's.
     n_jobs, random_state : ignored
+        Accepted so that every backend takes the same parameters; nothing is searched.
 
     Attributes
     ----------

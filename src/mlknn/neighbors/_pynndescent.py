@@ -28,6 +28,8 @@ class PyNNDescentNeighbors(_CandidateBackend):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     graph_neighbors : int, default=30
         Width of the NN-descent graph built at fit (pynndescent's ``n_neighbors``).
         Leave-one-out searches wider than this query the training points instead.

@@ -66,7 +66,11 @@ def compute_graphs(
     neighbors : str or object, default="auto"
         Backend (see :func:`mlknn.neighbors.available_backends`).
     metric : str, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     n_jobs : int, optional
+        Threads of the search. None: as many as the BLAS pool holds (the rule of every
+        backend, usually all cores); -1: all cores.
     **params
         Extra backend parameters.
 
@@ -333,6 +337,7 @@ def estimate_recall(
     n_samples : int, default=1000
         Queries (or training rows) drawn without replacement; all if fewer.
     random_state : int, optional
+        Seed of the randomised parts of the search, where the backend has any.
     approx_indices : ndarray of shape (n_queries or n_train, >= n_neighbors), optional
         The approximate graph already computed for *all* the queries (or all the
         training rows, leave-one-out); else the sampled rows are searched with

@@ -63,6 +63,8 @@ class TorchNeighbors(_CandidateBackend):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     device : str, optional
         A torch device (``"cuda"``, ``"cuda:1"``, ``"cpu"``). None: ``"cuda"`` when
         ``torch.cuda.is_available()``, else ``"cpu"``.
@@ -73,6 +75,8 @@ class TorchNeighbors(_CandidateBackend):
         CPU threads of torch (``torch.set_num_threads``, process-wide) when the
         device is the CPU; None leaves torch's setting.
     random_state : ignored
+        Accepted so that every backend takes the same parameters; this search draws
+        nothing at random.
 
     Attributes
     ----------

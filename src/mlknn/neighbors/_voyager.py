@@ -30,9 +30,13 @@ class VoyagerNeighbors(HnswlibNeighbors):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
+        cos(a, b)``).
     M : int, default=16
         Graph degree.
     ef_construction : int, default=100
+        Beam of the graph's construction: larger builds a more accurate graph, more
+        slowly.
     ef : int, default=64
         Search beam; raised to the number of candidates when that is larger.
     n_jobs : int, optional
