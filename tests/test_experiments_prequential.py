@@ -10,15 +10,17 @@ import time
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from test_experiments import _rows
 
-from mlknn import MLkNN
+from mlknn import MLkNN, config_context
 from mlknn.datasets import make_multilabel
 from mlknn.experiments import (
     ExperimentConfig,
     PreprocessingConfig,
     ProtocolConfig,
     ResultsDB,
+    _runner,
     count_cells,
     run_experiment,
 )
@@ -123,7 +125,7 @@ def _stored(db):
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.3])
-def test_partial_fit_path_stores_the_refit_values(tmp_path, missing):
+def test_partial_fit_path_stores_the_refit_values(tmp_path, monkeypatch, missing):
     """Carrying MLkNN / BRkNN by partial_fit from batch to batch stores exactly what refitting stores
     (emotions, in file order and shuffled, with and without hidden labels); MLHiKNN, whose
     regressions only reach a refit to the solver's tolerance, is refitted in the same grid."""
@@ -136,16 +138,30 @@ def test_partial_fit_path_stores_the_refit_values(tmp_path, missing):
                               protocol=ProtocolConfig("prequential", batch=100, shuffle=bool(missing), seed=1),
                               preprocessing=PreprocessingConfig(missing_labels=missing))
     stored = []
-    for incremental in (True, False):
-        db = ResultsDB(tmp_path / f"r{incremental}.db")
-        run_experiment(config, db, data={"emotions": (X, Y)}, incremental=incremental)
+    # The third run carries nothing: the models would not fit in the memory allowed.
+    for run, (incremental, per_model) in enumerate(((True, None), (False, None), (True, 2e9))):
+        db = ResultsDB(tmp_path / f"r{run}.db")
+        with config_context(max_memory="1GB" if per_model else None):
+            if per_model:
+                monkeypatch.setattr(_runner, "carried_bytes", lambda X, Y, width: per_model)
+            run_experiment(config, db, data={"emotions": (X, Y)}, incremental=incremental)
         stored.append(_stored(db))
         carried = {r["algorithm"] for r in db.rows() if r["search_seconds"] == 0}
-        assert carried == ({"mlknn", "brknn"} if incremental else set())  # the grid's search not used
-    (values, warned), (refit_values, refit_warned) = stored
+        assert carried == ({"mlknn", "brknn"} if run == 0 else set())  # the grid's search not used
+    assert stored[2] == stored[1]
+    (values, warned), (refit_values, refit_warned) = stored[:2]
     assert len(values) == len(refit_values) > 0 and values.keys() == refit_values.keys()
     for key, row in values.items():
         assert row == refit_values[key] or all(
             a == b or (isinstance(a, float) and np.isnan(a) and np.isnan(b))
             for a, b in zip(row.values(), refit_values[key].values())), key
     assert warned == refit_warned
+
+
+def test_carried_bytes_counts_rows_labels_and_lists():
+    from mlknn.experiments._stream import carried_bytes
+
+    X, Y = np.zeros((10, 3), dtype=np.float32), np.zeros((10, 2), dtype=np.uint8)
+    # the rows as float64 twice (validated rows, the index's copy), the labels, 16 bytes per list slot
+    assert carried_bytes(X, Y, 4) == 2 * 10 * 3 * 8 + 20 + 16 * 10 * 6
+    assert carried_bytes(sp.csr_array(X.astype(np.float64)), sp.csr_array(Y), 4) == 2 * 11 * 4 + (11 * 4) + 16 * 10 * 6

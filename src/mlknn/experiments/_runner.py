@@ -36,7 +36,7 @@ from ._missing import hide_labels
 from ._parsing import canonical_json
 from ._results import CELL_COLUMNS, ResultsDB
 from ._settings import PreprocessingConfig
-from ._stream import StreamModel, can_update
+from ._stream import StreamModel, can_update, carried_bytes
 
 if TYPE_CHECKING:
     from ..neighbors._reuse import FoldGraphs
@@ -250,16 +250,26 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix,
     built = [(spec, spec.build(task.seed)) for spec in task.specs]
     carried: dict[tuple[str, str], int] = {}  # (algorithm, params) -> rows its model has learnt
     if streams is not None:
-        for i, (spec, est) in enumerate(built):
-            if is_knn(est) and can_update(est, task.preprocessing, task.search):
-                # A model is carried only from an earlier batch of this stream (fewer rows seen);
-                # otherwise (the first batch, or after a failed cell) a fresh one starts with them all.
-                kept = streams.pop((spec.name, spec.key()), None)
-                if kept is not None and kept.n_seen < data.n_train:
-                    built[i] = (spec, kept.estimator)
-                    carried[(spec.name, spec.key())] = kept.n_seen
-                else:
-                    carried[(spec.name, spec.key())] = 0
+        from ..utils._resources import memory_limit
+
+        carriable = [i for i, (spec, est) in enumerate(built)
+                     if is_knn(est) and can_update(est, task.preprocessing, task.search)]  # fmt: skip
+        width = max((est.n_neighbors for _, est in built if is_knn(est)), default=1) + 1
+        per_model = carried_bytes(X, Y, width)
+        # What the models carried from here hold by the end of the stream, beyond what they hold now.
+        held = sum(m.n_seen for m in streams.values()) / max(1, X.shape[0]) * per_model
+        room = memory_limit()[0] - (len(carriable) * per_model - held)
+        for i in carriable:
+            spec, est = built[i]
+            # A model is carried only from an earlier batch of this stream (fewer rows seen);
+            # otherwise (the first batch, or after a failed cell) a fresh one starts with them all,
+            # if the carried models fit in memory (else the cell is refitted).
+            kept = streams.pop((spec.name, spec.key()), None)
+            if kept is not None and kept.n_seen < data.n_train:
+                built[i] = (spec, kept.estimator)
+                carried[(spec.name, spec.key())] = kept.n_seen
+            elif room >= 0:
+                carried[(spec.name, spec.key())] = 0
     base = _fold_columns(task, data)
     out = FoldResult()
     try:

@@ -17,13 +17,21 @@ A cell is updated only when all of these hold; otherwise it is refitted:
   regressions, equal to a refit only to the solver's tolerance) and keeps every row
   (``max_samples`` unset);
 * the search is exact and Euclidean, as the estimator's own (``partial_fit``
-  maintains exact lists; the grid's shared search answers the refit path).
+  maintains exact lists; the grid's shared search answers the refit path);
+* the carried models fit in memory: each keeps its own copy of the rows seen, their
+  labels and leave-one-out lists (:func:`carried_bytes`), where the refit path holds
+  one batch's data at a time; cells that would take the models past the resource
+  guards' limit (:func:`mlknn.config_context`'s ``max_memory``, default half the
+  available memory) are refitted.
 """
 
 from dataclasses import dataclass
 from typing import Any
 
-from ..utils._typing import Estimator
+import numpy as np
+import scipy.sparse as sp
+
+from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._settings import PreprocessingConfig
 
 #: Searches whose neighbours the kept models' exact lists reproduce.
@@ -75,3 +83,32 @@ def can_update(est: Estimator, preprocessing: PreprocessingConfig, search: dict[
         and getattr(est, "neighbors", None) in _EXACT_SEARCHES
         and search.get("metric") == getattr(est, "metric", None) == "euclidean"
     )
+
+
+def _bytes_of(A: MatrixLike) -> int:
+    if sp.issparse(A):
+        return int(A.data.nbytes + A.indices.nbytes + A.indptr.nbytes)
+    return int(np.asarray(A).nbytes)
+
+
+def carried_bytes(X: MatrixLike, Y: LabelMatrix, width: int) -> float:
+    """Memory one carried model holds once it has learnt every row of (X, Y).
+
+    The rows as validated (float64) and the index's copy of them, the labels, and
+    the leave-one-out lists (``width`` squared distances and indices per row).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+    Y : ndarray or sparse matrix of shape (n, q)
+    width : int
+        Neighbours kept per row (the widest search of the grid's cells).
+
+    Returns
+    -------
+    float
+        Bytes.
+    """
+    n = X.shape[0]
+    rows = _bytes_of(X) * max(1.0, 8 / X.dtype.itemsize)
+    return float(2.0 * rows + _bytes_of(Y) + 16.0 * n * (width + 2))
