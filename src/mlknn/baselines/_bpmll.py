@@ -97,6 +97,8 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
         training set much more closely than BP-MLL's 100 epochs of online
         gradient descent, and overfits yeast with little decay.
     solver : {'lbfgs', 'gd'}, default='lbfgs'
+        'lbfgs': L-BFGS on the full-batch loss; 'gd': plain gradient descent on the mean
+        loss.
     learning_rate : float, default=0.05
         'gd' only.
     max_iter : int, default=100

@@ -57,6 +57,8 @@ class ClassifierChain(BaselineClassifier):
         tau. None: ``0, 1, ..., q - 1``; 'random': a permutation drawn from
         ``random_state``.
     random_state : int, RandomState instance or None, default=None
+        Seeds the chain order (order='random'), the samples of the ensemble and the
+        default decision trees.
 
     Attributes
     ----------
@@ -144,7 +146,10 @@ class EnsembleClassifierChains(BaselineClassifier):
     threshold : float, default=0.5
         A label is predicted when its score is strictly greater.
     n_jobs : int, default=None
+        Chains fitted in parallel (joblib); None: one.
     random_state : int, RandomState instance or None, default=None
+        Seeds the chain order (order='random'), the samples of the ensemble and the
+        default decision trees.
 
     Attributes
     ----------

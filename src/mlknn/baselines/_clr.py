@@ -48,8 +48,12 @@ class CalibratedLabelRanking(BaselineClassifier):
     estimator : classifier, default=None
         None: ``DecisionTreeClassifier(random_state=random_state)``.
     voting : {'hard', 'soft'}, default='hard'
+        'hard': each pairwise and virtual-label model gives a 0/1 vote; 'soft': its
+        probability.
     n_jobs : int, default=None
+        Models fitted in parallel (joblib); None: one.
     random_state : int, RandomState instance or None, default=None
+        Seeds the default decision trees (and any randomness of the base learner).
 
     Attributes
     ----------

@@ -122,8 +122,12 @@ class CML(BaselineClassifier):
         {0.001, 0.003, 0.01, 0.03, 0.1, 1, 10} (docs/baselines.md). The unary
         feature weights live on the scale of standardised features.
     label_sets : {'observed', 'all'}, default='observed'
+        The label sets the model normalises over: those seen in training ('observed'),
+        or all 2^q (q <= 12).
     max_iter : int, default=200
+        Most L-BFGS iterations.
     tol : float, default=1e-6
+        L-BFGS gradient tolerance.
 
     Attributes
     ----------

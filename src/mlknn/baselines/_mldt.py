@@ -34,11 +34,16 @@ class MLDT(BaselineClassifier):
     Parameters
     ----------
     max_depth : int, default=None
+        Largest depth of the tree; None grows it until the leaves are pure or too small.
     min_samples_split : int, default=2
+        Fewest instances a node needs to be split.
     min_samples_leaf : int, default=1
+        Fewest instances in a leaf.
     min_impurity_decrease : float, default=0.0
         In scikit-learn's units: weighted IG / q (bits).
     random_state : int, RandomState instance or None, default=None
+        Seeds the tie-breaking among equally good splits (scikit-learn's feature
+        permutation).
 
     Attributes
     ----------

@@ -51,6 +51,7 @@ class MLLS(DecisionScoresMixin, BaselineClassifier):
     n_components : int, default=None
         r; None: ``max(1, q - 1)``. Capped at n_features.
     fit_intercept : bool, default=True
+        Centre X and Y and fit an intercept per label.
 
     Attributes
     ----------

@@ -41,7 +41,10 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
     Parameters
     ----------
     fraction : float, default=0.01
+        Share of a label's positive instances that become k-means prototypes for it (at
+        least one).
     scaling_factor : float, default=2.0
+        The RBF width is this factor times the mean distance between prototypes.
     random_state : int, RandomState instance or None, default=None
         k-means initialisation.
 

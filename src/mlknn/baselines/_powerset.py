@@ -72,6 +72,7 @@ class LabelPowerset(BaselineClassifier):
     estimator : classifier, default=None
         Multi-class learner M. None: ``DecisionTreeClassifier(random_state=random_state)``.
     random_state : int, RandomState instance or None, default=None
+        Seeds the default decision tree.
 
     Attributes
     ----------
@@ -165,8 +166,11 @@ class RAkEL(BaselineClassifier):
     voting : {'hard', 'soft'}, default='hard'
         'soft' replaces the 0/1 votes by each model's marginal P(y_j = 1).
     threshold : float, default=0.5
+        A label is predicted when its score is strictly greater.
     n_jobs : int, default=None
+        Models fitted in parallel (joblib); None: one.
     random_state : int, RandomState instance or None, default=None
+        Seeds the k-labelsets drawn and the default decision trees.
 
     Attributes
     ----------
@@ -284,7 +288,9 @@ class RAkELd(BaselineClassifier):
     estimator : classifier, default=None
         None: a decision tree (seeded per model).
     labelset_size : int, default=3
+        k, the size of each disjoint labelset (the last one may be smaller).
     random_state : int, RandomState instance or None, default=None
+        Seeds the partition of the labels and the default decision trees.
 
     Attributes
     ----------

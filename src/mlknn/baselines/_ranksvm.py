@@ -131,13 +131,16 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
     Parameters
     ----------
     C : float, default=1.0
+        Weight of the ranking loss against the norm of the weights.
     kernel : {'linear', 'poly', 'rbf'}, default='linear'
         Younes et al. (2011) used a polynomial kernel ("as reported in [Elisseeff and
         Weston]"; the degree is not given in the paper).
     degree : int, default=2
+        Degree of the polynomial kernel.
     gamma : float, default=None
         Kernel coefficient (scikit-learn's default: 1 / n_features).
     coef0 : float, default=1.0
+        Constant term of the polynomial kernel.
     n_components : int, default=1000
         Nystroem landmarks (non-linear kernels only).
     max_iter : int, default=500

@@ -49,6 +49,7 @@ class StackedBinaryRelevance(BaselineClassifier):
     passthrough : bool, default=True
         Keep x in the level-2 input.
     random_state : int, RandomState instance or None, default=None
+        Seeds the cross-validation folds of level 1 and the default learners.
 
     Attributes
     ----------

@@ -70,6 +70,8 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
         cross-validated (an int is KFold without shuffling); ``estimator`` is still
         refitted on all the data for prediction.
     response_method : {'auto', 'predict_proba', 'decision_function'}, default='auto'
+        Which scores of the wrapped estimator are thresholded; 'auto': predict_proba if
+        it has one, else decision_function.
     random_state : int, RandomState instance or None, default=None
         Seeds the default ``BinaryRelevance()``. A given ``estimator`` is cloned
         as it is: seed it yourself (its own ``random_state`` is left alone, so
