@@ -122,9 +122,6 @@ ALLOWED_PRIVATE = {
     # Arrived during the session that added this test, in other helpers' work; each
     # wants a public name in its package (follow-ups, see docs/DEVELOPING.md).
     ("algorithms", "base._loo"): "exact leave-one-out hooks (model_selection's loo)",
-    ("algorithms", "neighbors._base"): "unchecked_graph: a graph the estimator built itself",
-    ("base", "neighbors._base"): "unchecked_graph: a graph the estimator built itself",
-    ("base", "neighbors._contract"): "drop_own_index's helpers for the cross-fitting",
     ("base", "hubness._constraints"): "the hubness parameter's constraint",
     ("cli", "datasets._pinned"): "the pinned dataset table",
     ("cli", "experiments._data"): "the dataset loader of the harness",

@@ -23,8 +23,7 @@ import scipy.sparse as sp
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
-from ..neighbors import NeighborGraph
-from ..neighbors._base import unchecked_graph
+from ..neighbors import NeighborGraph, unchecked_graph
 from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import (

@@ -30,8 +30,8 @@ from ..neighbors import (
     NeighborGraph,
     get_backend,
     is_exact,
+    unchecked_graph,
 )
-from ..neighbors._base import unchecked_graph
 from ..utils._missing_labels import MISSING_LABEL_ESTIMATORS, split_unknown_labels, unknown_like
 from ..utils._param_validation import (
     Integral,

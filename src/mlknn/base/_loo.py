@@ -16,9 +16,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from ..neighbors import NeighborGraph, get_backend
-from ..neighbors._base import unchecked_graph
-from ..neighbors._contract import drop_own_index
+from ..neighbors import NeighborGraph, drop_own_index, get_backend, unchecked_graph
 from ..utils._missing_labels import split_unknown_labels
 from ..utils._typing import LabelMatrix, MatrixLike, NDArray
 from ..utils._validation import validate_fit_data, warn_if_unscaled

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from ..model_selection._split import Fold
+from ..model_selection import Fold
 from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._cell import CellOutcome, FoldData, FoldSearch, WarningLog, is_knn, run_cell
 from ._checks import ERROR_STAGE, GridConfigurationError, error_record, grid_problems

@@ -4,9 +4,8 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-from ..model_selection import make_protocol
+from ..model_selection import RepeatedHoldout, RepeatedMultilabelKFold, make_protocol
 from ..model_selection._prequential import PrequentialSplit
-from ..model_selection._split import RepeatedHoldout, RepeatedMultilabelKFold
 from ..preprocessing import CHI2_RULES
 from ._parsing import canonical_json
 

@@ -53,6 +53,7 @@ from ._base import (
     get_backend,
     is_exact,
     register_backend,
+    unchecked_graph,
 )
 from ._brute import BruteNeighbors
 from ._contract import check_n_neighbors, drop_own_index, merge_topk
@@ -101,4 +102,5 @@ __all__ = [
     "register_backend",
     "resolve_n_jobs",
     "row_sqnorms",
+    "unchecked_graph",
 ]

@@ -358,9 +358,39 @@ def build_graph(index: Any, X: MatrixLike = None, n_neighbors: int = 10) -> Neig
 
 
 def unchecked_graph(index: Any, X: MatrixLike, n_neighbors: int) -> NeighborGraph:
-    """:func:`build_graph` without its argument checks, for callers that have checked
-    them (the estimators: a fitted backend, validated X, a checked width): the checks
-    cost a visible share of a small problem's fit + predict."""
+    """The neighbour graph of ``X``, as :func:`build_graph`, without its argument checks.
+
+    For callers that have checked them (the estimators: a fitted backend, validated
+    X, a checked width): the checks cost a visible share of a small problem's fit +
+    predict. Anything unchecked here fails inside the backend, not with a message
+    naming the argument: outside mlknn's estimators, call :func:`build_graph`.
+
+    Parameters
+    ----------
+    index : fitted neighbour backend
+        Anything with ``kneighbors(X, n_neighbors, return_distance=True)``.
+    X : {array-like, sparse matrix} of shape (n_queries, n_features) or None
+        The queries, already validated; None: the leave-one-out graph.
+    n_neighbors : int
+        Neighbours per row, already checked against the index.
+
+    Returns
+    -------
+    NeighborGraph
+        Indices (intp) and distances (float64), C-contiguous.
+
+    See Also
+    --------
+    build_graph : The same graph, arguments checked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlknn.neighbors import BruteNeighbors, unchecked_graph
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> unchecked_graph(BruteNeighbors().fit(X), None, 1).indices.ravel().tolist()
+    [1, 0, 1]
+    """
     dist, ind = index.kneighbors(X, n_neighbors=n_neighbors, return_distance=True)
     return NeighborGraph(
         np.ascontiguousarray(ind, dtype=np.intp),
