@@ -101,6 +101,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training instances.
         Y : array-like of shape (n_samples, n_labels)
             Binary indicator matrix (0/1). A single label is ``(n_samples, 1)``.
 
@@ -118,6 +119,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------
@@ -133,6 +135,7 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------
@@ -169,6 +172,7 @@ class DecisionScoresMixin:
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------

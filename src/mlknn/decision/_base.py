@@ -57,6 +57,7 @@ class PosteriorRuleBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------

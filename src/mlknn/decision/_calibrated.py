@@ -107,6 +107,7 @@ class CalibratedProba(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training instances.
         Y : array-like of shape (n_samples, n_labels)
             Binary indicator matrix (0/1).
 
@@ -158,6 +159,7 @@ class CalibratedProba(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------
@@ -171,6 +173,7 @@ class CalibratedProba(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------

@@ -147,6 +147,7 @@ class ConformalLabelSets(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training instances.
         Y : array-like of shape (n_samples, n_labels)
             Binary indicator matrix (0/1).
 
@@ -205,6 +206,7 @@ class ConformalLabelSets(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------

@@ -166,6 +166,7 @@ class TunedThresholds(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training instances.
         Y : array-like of shape (n_samples, n_labels)
             Binary indicator matrix (0/1).
 
@@ -228,6 +229,7 @@ class TunedThresholds(PosteriorRuleBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The query instances.
 
         Returns
         -------

@@ -153,7 +153,9 @@ def reproduce(name: str, *, datasets: Sequence[str] | None = None, quick: bool =
     out_dir : path, optional
         Default ``results/reproduce-<name>``.
     n_jobs : int, default=1
+        Fold tasks computed in parallel (joblib), as in :func:`run_experiment`.
     progress : optional, see :func:`run_experiment`
+        As in :func:`run_experiment`.
     on_dataset : callable(dataset, comparison_rows), optional
         Called after each dataset (the CLI prints its cells there).
     data_home : str or path-like, optional

@@ -424,11 +424,16 @@ def run_experiment(
     Parameters
     ----------
     config : ExperimentConfig
+        The grid: datasets, algorithms, parameters, protocol and preprocessing.
     db : ResultsDB or str or path-like
+        The results database, or its path (created if missing; cells already in it are
+        not computed again).
     n_jobs : int, default=1
         Fold tasks computed in parallel (joblib); results are written by this
         process only.
     progress : object with ``start(total, done)``, ``advance(n)``, ``message(text)``, optional
+        Receives the number of cells, those done before and each finished one (the CLI's
+        progress bar); None: silent.
     data : mapping of dataset name -> (X, Y), optional
         In-memory datasets (take precedence over loading by name).
     data_home : str, optional

@@ -131,6 +131,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
         X : {array-like, sparse matrix}, optional
             Queries; None measures the leave-one-out graph of the training set.
         n_neighbors : int, default=10
+            k, the number of neighbours.
         n_samples : int, default=1000
             Rows drawn without replacement; all if fewer.
         random_state : int, optional

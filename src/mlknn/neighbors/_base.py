@@ -335,6 +335,7 @@ def build_graph(index: Any, X: MatrixLike = None, n_neighbors: int = 10) -> Neig
     X : array-like or sparse matrix, optional
         Queries; None for the leave-one-out graph of the training set.
     n_neighbors : int
+        k, the number of neighbours.
 
     Returns
     -------

@@ -113,7 +113,9 @@ class BruteNeighbors(BaseEstimator):
             None means the training points themselves, each excluding its own
             index (leave-one-out).
         n_neighbors : int
+            k, the number of neighbours.
         return_distance : bool, default=True
+            Also return the distances to the neighbours.
 
         Returns
         -------

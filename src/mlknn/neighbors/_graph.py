@@ -32,6 +32,7 @@ class NeighborGraph:
     ----------
     n_points : int
     n_neighbors : int
+        k, the number of neighbours.
     """
 
     indices: NDArray[Any]

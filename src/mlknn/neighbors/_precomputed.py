@@ -172,7 +172,9 @@ class PrecomputedNeighbors(BaseEstimator):
         X : {sparse matrix, ndarray} of shape (n_queries, n_train), optional
             None means the training graph, leave-one-out.
         n_neighbors : int
+            k, the number of neighbours.
         return_distance : bool, default=True
+            Also return the distances to the neighbours.
 
         Returns
         -------

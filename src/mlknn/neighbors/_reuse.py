@@ -334,6 +334,7 @@ def estimate_recall(
     X_query : {array-like, sparse matrix}, optional
         Queries; None measures the leave-one-out graph of the training set.
     n_neighbors : int, default=10
+        k, the number of neighbours.
     n_samples : int, default=1000
         Queries (or training rows) drawn without replacement; all if fewer.
     random_state : int, optional

@@ -31,6 +31,7 @@ class KOccurrenceDisplay:
     ----------
     occurrence : array-like of int, or None
     n_neighbors : int
+        k, the number of neighbours.
     name : str
     skewness : float, optional
 

@@ -454,18 +454,25 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
     Parameters
     ----------
     db : str, path-like or ResultsDB
+        The results database (a path or an open ResultsDB).
     out_dir : str or path-like, default="report"
+        Folder written with report.md, report.html and the figures (created if missing).
     metrics : sequence of str, optional
         Restrict to these metrics (default: every metric in the database).
     alpha : float, default=0.05
+        Significance level of the tests in the report (Wilcoxon per dataset, Friedman
+        and Nemenyi across datasets).
     data_home : str, optional
         Dataset folder for the dataset figures (default ``$MLKNN_DATA``).
     dataset_figures : bool, default=True
+        Add each dataset's k-occurrence and label co-occurrence figures (needs the
+        datasets).
     k_occurrence : int, default=10
         k of the k-occurrence figures (Teng et al. 2025 use 10).
     max_dataset_size : int, default=20000
         Larger datasets get no k-occurrence figure (a leave-one-out search).
     title : str, optional
+        Title of the report; default "mlknn report: <database name>".
     min_datasets : int, default=10
         Fewest datasets with complete results for the rank tests across datasets
         (see :data:`MIN_DATASETS_FOR_RANK_TESTS`).
