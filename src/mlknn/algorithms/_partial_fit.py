@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..base import KNNMultiLabelBase, _container_kind, _num_rows
+from ..base import KNNMultiLabelBase, container_kind, num_rows
 from ..neighbors import BruteNeighbors, FaissNeighbors, NeighborGraph, TorchNeighbors, get_backend
 from ..neighbors import _incremental as incremental
 from ..utils._missing_labels import split_unknown_labels, unknown_like
@@ -179,7 +179,7 @@ class _PartialFitMixin:
     def _start_stream(self: Any, X: MatrixLike, Y: MatrixLike, Y_missing: MatrixLike) -> Any:
         self._validate_params()
         self._check_incremental_backend()
-        container = _container_kind(Y)
+        container = container_kind(Y)
         Y, unknown = split_unknown_labels(self, Y, Y_missing)
         X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
         Y = self._labels_for_fit(Y)
@@ -349,7 +349,7 @@ class _PartialFitMixin:
         """The batch validated against the fitted model, or an error naming the problem."""
         check_is_fitted(self)
         name = type(self).__name__
-        if _num_rows(X) == 0:
+        if num_rows(X) == 0:
             raise ValueError(f"partial_fit of {name} got an empty batch (X has 0 rows); pass at least one row.")
         X = validate_features(self, X, reset=False)
         Y, unknown = _split_batch_labels(self, Y, Y_missing)

@@ -56,7 +56,7 @@ from ._explanation import Explanation, Term
 from ._graph_api import _GraphReuseMixin
 from ._guards import _ResourceGuardMixin
 from ._loo import _CrossFitMixin
-from ._outputs import _container_kind, _LabelOutputMixin, _num_rows, graph_rows
+from ._outputs import _LabelOutputMixin, container_kind, graph_rows, num_rows
 
 __all__ = [
     "HUBNESS_CONSTRAINT",
@@ -66,7 +66,9 @@ __all__ = [
     "KNNMultiLabelBase",
     "MultiLabelMixin",
     "Term",
+    "container_kind",
     "graph_rows",
+    "num_rows",
 ]
 
 #: Constraint of the ``random_state`` parameter of the kNN estimators (seeds a
@@ -301,7 +303,7 @@ class KNNMultiLabelBase(
         -------
         self
         """
-        container = _container_kind(Y)
+        container = container_kind(Y)
         Y, unknown = split_unknown_labels(self, Y, Y_missing)
         X, Y, y_dtype = validate_fit_data(self, X, Y, sparse_labels=True)
         self._guard_fit(X.shape[1], Y)
@@ -433,7 +435,7 @@ class KNNMultiLabelBase(
             :meth:`predict_topk`).
         """
         check_is_fitted(self)
-        self._check_dense_scores(_num_rows(X))
+        self._check_dense_scores(num_rows(X))
         self._check_resources("predict_proba", self._rows_scored(X))
         graph, X = self.query_graph(X)
         return self._predict_proba_graph(graph, X)

@@ -18,7 +18,7 @@ from ..utils._param_validation import _fit_context
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from ..utils._validation import check_label_matrix, validate_features
 from ..utils._validation import input_dtype as _input_dtype
-from ._outputs import _container_kind
+from ._outputs import container_kind
 
 
 class _GraphReuseMixin:
@@ -81,7 +81,7 @@ class _GraphReuseMixin:
                 f"The 'graph' parameter of {type(self).__name__}.fit_from_graph must be the training "
                 f"set's leave-one-out NeighborGraph (loo=True). Got {got} instead."
             )
-        y_dtype, container = _input_dtype(Y), _container_kind(Y)
+        y_dtype, container = _input_dtype(Y), container_kind(Y)
         Y, unknown = split_unknown_labels(self, Y, Y_missing)
         Y = check_label_matrix(Y, n_samples=graph.n_points, accept_sparse=True)
         # The resource guard, before a dense-in-q estimator densifies Y (X's width, or the index's).

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from ..utils._budget import WORK_BYTES
 from ..utils._resources import BASE_BYTES, ProblemSize, ResourceEstimate, check_resources, estimate
 from ..utils._typing import MatrixLike
-from ._outputs import _num_rows
+from ._outputs import num_rows
 
 #: Bytes of the exact search's working blocks (its chunks and their candidates).
 SEARCH_WORK_BYTES = 2 * WORK_BYTES
@@ -95,7 +95,7 @@ class _ResourceGuardMixin:
 
     def _rows_scored(self, X: Any) -> int:
         """Rows a prediction scores: those of X, or the training rows (leave-one-out) when X is None."""
-        return self.n_train_ if X is None else _num_rows(X)
+        return self.n_train_ if X is None else num_rows(X)
 
     def _guard_fit(self, n_features: int, Y: MatrixLike) -> None:
         """The fit's check, from the validated Y (still as given: sparse stays sparse) and X's width."""

@@ -20,7 +20,7 @@ from ..neighbors import NeighborGraph, drop_own_index, get_backend, unchecked_gr
 from ..utils._missing_labels import split_unknown_labels
 from ..utils._typing import LabelMatrix, MatrixLike, NDArray
 from ..utils._validation import validate_fit_data, warn_if_unscaled
-from ._outputs import _container_kind
+from ._outputs import container_kind
 
 
 def check_loo_width(estimator: Any, n_samples: int, width: int) -> None:
@@ -62,7 +62,7 @@ def fit_one_wider(estimator: Any, X: MatrixLike, Y: MatrixLike) -> tuple[Neighbo
     X : validated features
     """
     estimator._validate_params()
-    container = _container_kind(Y)
+    container = container_kind(Y)
     Y, unknown = split_unknown_labels(estimator, Y, None)
     if unknown is not None:
         raise ValueError(

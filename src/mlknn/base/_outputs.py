@@ -104,7 +104,7 @@ class _LabelOutputMixin:
         return np.vstack(labels), np.vstack(scores)
 
 
-def _num_rows(X: Any) -> int:
+def num_rows(X: Any) -> int:
     """Rows of an input before validation (for the budget check; validation comes next)."""
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) >= 1:
@@ -115,7 +115,7 @@ def _num_rows(X: Any) -> int:
         return 0
 
 
-def _container_kind(Y: MatrixLike) -> Literal["matrix", "array"] | None:
+def container_kind(Y: MatrixLike) -> Literal["matrix", "array"] | None:
     """What ``predict`` returns: "matrix" (``csr_matrix``) or "array" (``csr_array``) for a
     sparse Y, None (a dense ndarray) for a dense one."""
     if not sp.issparse(Y):
