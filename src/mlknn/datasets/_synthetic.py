@@ -174,12 +174,15 @@ def make_multilabel(
     Parameters
     ----------
     n_samples : int, default=1000
+        Number of instances.
     n_features : int, default=20
+        Number of features.
     n_labels : int, default=5
         Number of labels q (scikit-learn's ``n_classes``). Note the name
         clash: scikit-learn's own ``n_labels`` is the *average* number of
         labels per instance; pass it here as ``avg_labels`` (default 2).
     random_state : int, RandomState instance or None, default=0
+        Seed of the draw; the default 0 gives the same data on every call.
     **kw
         Other keyword arguments of ``make_multilabel_classification``
         (``length``, ``allow_unlabeled``, ``sparse``, ``avg_labels`` ...).
@@ -302,6 +305,7 @@ def make_extreme_multilabel(
     Parameters
     ----------
     n_samples : int, default=10_000
+        Number of instances.
     n_features : int, default=128
         Dimension d of the embeddings.
     n_labels : int, default=1000

@@ -30,6 +30,8 @@ class DisSimLocal(_GraphReduction):
     n_candidates : int, optional
         Candidate width W (default max(5 k, 100); -1: all training points).
     metric : {"euclidean", "sqeuclidean"}, default="euclidean"
+        Distance of the primary neighbour search (set by the estimator); DSL's centroids
+        need a Euclidean one.
     working_memory : float, default=256
         Megabytes per chunk of query pairs whose centroid the query changes.
 

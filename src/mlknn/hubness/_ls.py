@@ -25,6 +25,7 @@ class LocalScaling(_GraphReduction):
     n_candidates : int, optional
         Candidate width W (default max(5 k, 100); -1: all training points).
     metric : str, default="euclidean"
+        Distance of the primary neighbour search (set by the estimator).
     working_memory : float, default=256
         Unused by LS (kept for a uniform signature).
 

@@ -49,9 +49,12 @@ class MutualProximity(_GraphReduction):
     n_neighbors : int, optional
         k, the output width; set by the estimator.
     method : {"empiric", "gaussian"}, default="empiric"
+        "empiric": eq 4's counts over the training points; "gaussian": each point's
+        distances modelled as a normal distribution.
     n_candidates : int, optional
         Candidate width W (default max(5 k, 100); -1: all training points).
     metric : str, default="euclidean"
+        Distance of the primary neighbour search (set by the estimator).
     working_memory : float, default=256
         Megabytes per streamed block of distances.
 

@@ -224,6 +224,7 @@ class RepeatedHoldout:
     test_size : float, default=0.2
         Fraction of the instances in each test set, in (0, 1).
     n_repeats : int, default=10
+        Repetitions (>= 1).
     stratify : bool, default=False
         Iterative stratification
         (``iterstrat.ml_stratifiers.MultilabelStratifiedShuffleSplit`` for a dense Y;
@@ -357,7 +358,10 @@ def make_protocol(
         Override the defaults (``n_splits`` is not allowed for hold-out,
         ``test_size`` only for hold-out).
     stratify : bool, default=False
+        Iterative multi-label stratification of the folds or splits (see the protocol
+        classes).
     random_state : int, default=0
+        Seed of the whole protocol (see the protocol classes).
 
     Returns
     -------
