@@ -30,10 +30,14 @@ class KOccurrenceDisplay:
     Parameters
     ----------
     occurrence : array-like of int, or None
+        O_k of every point (how many neighbour lists contain it); None when the dataset
+        did not load.
     n_neighbors : int
         k, the number of neighbours.
     name : str
+        Dataset name for the title.
     skewness : float, optional
+        S_k of the distribution, shown in the title.
 
     See Also
     --------
@@ -157,9 +161,11 @@ class LabelCooccurrenceDisplay:
     Parameters
     ----------
     matrix : ndarray of shape (q, q) or None
+        ``matrix[i, j]`` = P(label i | label j); None when the dataset did not load.
     label_names : sequence of str
         Tick labels; names longer than 14 characters are cut with an ellipsis.
     name : str
+        Dataset name for the title.
 
     See Also
     --------

@@ -60,11 +60,15 @@ class CriticalDifferenceDisplay:
     Parameters
     ----------
     average_ranks : array-like of shape (k,)
+        Average rank of each algorithm over the datasets (1 = best).
     names : sequence of str
+        The algorithms, in the order of ``average_ranks``.
     cd : float
         Nemenyi critical difference.
     n_datasets : int
+        Number of datasets the ranks average over.
     title : str, optional
+        Title of the figure.
 
     Attributes
     ----------
@@ -223,9 +227,13 @@ class ParameterCurveDisplay:
     Parameters
     ----------
     curves : dict of str -> (x values, y values)
+        Line name -> (x values, y values), one line per algorithm or configuration.
     param : str
+        The parameter on the x axis (``n_neighbors`` for k).
     ylabel : str
+        Label of the y axis (the metric, or its average rank).
     title : str
+        Title of the figure.
     errors : dict of str -> y errors, optional
         Error bars per curve (``from_results`` of one dataset: the sd over the folds).
 
@@ -267,14 +275,18 @@ class ParameterCurveDisplay:
         Parameters
         ----------
         rows : list of dict
+            Result rows as :meth:`mlknn.experiments.ResultsDB.rows` returns them (keys
+            ``metric``, ``algorithm``, ``params``, ``dataset``, ``value``).
         param : str
             The parameter on the x axis (``n_neighbors`` for k).
         metric : str
+            The measure on the y axis (a key of :data:`mlknn.metrics.METRIC_NAMES`).
         dataset : str, optional
             One dataset: the mean metric over folds. None: the average rank over
             the datasets of every (algorithm, value) combination among all
             combinations (Teng et al. 2025, Figures 2-7).
         algorithms : sequence of str, optional
+            Only these algorithms; default every algorithm in the rows.
         greater_is_better : bool, optional
             Default from :data:`mlknn.metrics.GREATER_IS_BETTER`.
         title : str, optional

@@ -31,6 +31,7 @@ class ReliabilityDisplay:
     ece : dict of str to float
         Name -> expected calibration error.
     title : str, default="reliability"
+        Title of the figure.
 
     Attributes
     ----------
