@@ -172,12 +172,8 @@ UNDESCRIBED_GAPS = {
     ('mlknn.hubness.HubnessStats', 'skewness, hub_occurrence, antihub_occurrence'),
     ('mlknn.hubness.hubness_stats', 'metric'),
     ('mlknn.hubness.skewness', 'occurrence'),
-    ('mlknn.load', 'path'),
     ('mlknn.model_selection.encode_indices', 'indices'),
     ('mlknn.model_selection.encode_indices', 'n_samples'),
-    ('mlknn.model_selection.loo_predict_proba', 'X'),
-    ('mlknn.model_selection.loo_predict_topk', 'X'),
-    ('mlknn.model_selection.loo_predict_topk', 'Y'),
     ('mlknn.neighbors.GraphCache', 'X_train, X_test'),
     ('mlknn.neighbors.GraphCache', 'max_k'),
     ('mlknn.neighbors.build_graph', 'index'),
@@ -194,15 +190,7 @@ UNDESCRIBED_GAPS = {
     ('mlknn.preprocessing.multilabel_chi2', 'X'),
     ('mlknn.preprocessing.presence_chi2', 'X'),
     ('mlknn.preprocessing.presence_chi2', 'Y'),
-    ('mlknn.stats.cv_ttest_vs_best', 'test'),
-    ('mlknn.stats.friedman_from_ranks', 'avg_ranks'),
-    ('mlknn.stats.friedman_from_ranks', 'n_datasets'),
-    ('mlknn.stats.friedman_from_ranks', 'names'),
-    ('mlknn.stats.friedman_test', 'names'),
-    ('mlknn.stats.nemenyi_cd', 'n_datasets'),
-    ('mlknn.stats.pairwise_wilcoxon', 'names'),
     ('mlknn.stats.wilcoxon_signed_rank', 'a, b'),
-    ('mlknn.stats.win_tie_loss', 'names'),
 }
 
 

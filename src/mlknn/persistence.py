@@ -109,6 +109,7 @@ def load(path: str | os.PathLike[str]) -> Any:
     Parameters
     ----------
     path : str or Path
+        File written by :func:`save`.
 
     Returns
     -------

@@ -90,6 +90,7 @@ def loo_predict_proba(
     estimator : estimator with ``fit`` and ``predict_proba``
         Not modified: a clone is fitted.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The instances (features).
     Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
         0/1 label matrix.
     cv : "loo", int >= 2 or a cross-validation splitter, default="loo"
@@ -142,7 +143,9 @@ def loo_predict_topk(
     estimator : estimator with ``fit`` and ``predict_proba`` (or ``predict_topk``)
         Not modified: a clone is fitted.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The instances (features).
     Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+        0/1 label matrix.
     k : int
         ``1 <= k <= n_labels``.
     cv : "loo", int >= 2 or a cross-validation splitter, default="loo"

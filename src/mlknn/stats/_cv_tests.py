@@ -171,6 +171,8 @@ def cv_ttest_vs_best(
     alpha : float, default=0.05
         Significance level of the test.
     test : {"5x2cv", "corrected"}, default="5x2cv"
+        "5x2cv": Dietterich's 5 x 2 cv t-test; "corrected": Nadeau and Bengio's
+        corrected resampled t-test.
     test_train_ratio : float, default=1.0
         For ``test="corrected"``.
 

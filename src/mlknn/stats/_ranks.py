@@ -113,10 +113,13 @@ def friedman_from_ranks(
     Parameters
     ----------
     avg_ranks : array-like of shape (k,)
+        Average rank of each algorithm over the datasets.
     n_datasets : int
+        Number of datasets the ranks average over.
     alpha : float, default=0.05
         Significance level of the test.
     names : sequence of str, optional
+        Names of the algorithms (the table's columns); default their column numbers.
 
     Returns
     -------
@@ -180,6 +183,7 @@ def friedman_test(
     table : array-like of shape (n_datasets, n_algorithms)
         The measure's values: one row per dataset, one column per algorithm.
     names : sequence of str, optional
+        Names of the algorithms (the table's columns); default their column numbers.
     greater_is_better : bool, default=True
         Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
         (Hamming loss, ranking loss).
@@ -231,6 +235,7 @@ def nemenyi_cd(n_algorithms: int, n_datasets: int, alpha: float = 0.05) -> float
         alpha 0.05 or 0.10); otherwise, or for another alpha, the studentized
         range quantile divided by sqrt(2) (``scipy.stats.studentized_range``).
     n_datasets : int
+        Number of datasets the ranks average over.
     alpha : float, default=0.05
         Significance level of the test.
 

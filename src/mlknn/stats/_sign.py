@@ -140,6 +140,7 @@ def win_tie_loss(
     fold_scores : sequence of array-like of shape (n_algorithms, n_folds)
         One array per dataset (the number of folds may differ between datasets).
     names : sequence of str, optional
+        Names of the algorithms (the table's columns); default their column numbers.
     greater_is_better : bool, default=True
         Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
         (Hamming loss, ranking loss).

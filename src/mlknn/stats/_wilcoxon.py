@@ -157,6 +157,7 @@ def pairwise_wilcoxon(
     table : array-like of shape (n_datasets, n_algorithms)
         Mean score of each algorithm on each dataset.
     names : sequence of str, optional
+        Names of the algorithms (the table's columns); default their column numbers.
     greater_is_better : bool, default=True
         Whether a larger value of the measure is better (accuracy, AUC) or a smaller one
         (Hamming loss, ranking loss).
