@@ -58,13 +58,15 @@ import json
 import logging
 import os
 import resource
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import machine_info, markdown_table, run_subprocess  # noqa: E402
+from _common import machine_info, markdown_table  # noqa: E402
 
 ESTIMATORS = ("mlknn", "brknn")
 TOPK = 5
@@ -205,7 +207,20 @@ def _run_child(cfg, timeout):
         "if __name__ == '__main__':\n"
         f"    print('RESULT ' + json.dumps(run_configuration(json.loads({json.dumps(cfg)!r}))))\n"
     )
-    stdout = run_subprocess(code, timeout=timeout)
+    # Through /bin/sh, as _common.run_subprocess does (a process starts with its
+    # parent's peak RSS), but in a session of its own: a timeout, Ctrl-C or a SIGTERM
+    # to this process (gpu_check.sh's `timeout`) ends the whole group, Dask workers
+    # included, instead of leaving a million-row run behind.
+    proc = subprocess.Popen(["/bin/sh", "-c", '"$0" -c "$1"; exit $?', sys.executable, code],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    if proc.returncode != 0:
+        raise RuntimeError(f"configuration {cfg['backend']!r} failed:\n{stderr[-2000:]}")
     line = next(x for x in reversed(stdout.splitlines()) if x.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
 
@@ -272,17 +287,12 @@ def parse_args(argv):
     return args
 
 
-def main(argv=None):
-    """Run the configurations; print the table; append the JSON lines. Returns the results."""
-    args = parse_args(argv)
-    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
-    if args.dask:
-        backends = [b for b in backends if b != "dask"]
-        if "brute" not in backends:
-            backends.append("brute")
-        backends.append("dask")
-    info = machine_info()
-    results = []
+def _exit_on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def _run_all(args, backends, results):
+    """Each backend's configuration in turn, appended to ``results`` as it ends."""
     for backend in backends:
         cfg = {"n_train": args.n_train, "n_query": args.n_query, "q": args.q, "d": args.d,
                "k": args.k, "backend": backend, "recall_sample": args.recall_sample,
@@ -294,6 +304,26 @@ def main(argv=None):
         r.update(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), load_start=load_start,
                  in_process=args.in_process)
         results.append(r)
+
+
+def main(argv=None):
+    """Run the configurations; print the table; append the JSON lines. Returns the results."""
+    args = parse_args(argv)
+    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
+    if args.dask:
+        backends = [b for b in backends if b != "dask"]
+        if "brute" not in backends:
+            backends.append("brute")
+        backends.append("dask")
+    info = machine_info()
+    results = []
+    if not args.in_process:  # a SIGTERM unwinds through _run_child, which ends the child's group
+        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        _run_all(args, backends, results)
+    finally:
+        if not args.in_process:
+            signal.signal(signal.SIGTERM, previous)
     _check_dask(results)
     print(markdown_table(HEADER, table_rows(results, info)))
     for r in results:

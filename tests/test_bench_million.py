@@ -93,3 +93,58 @@ def test_gpu_check_aliases():
     args = bm.parse_args(["--n", "1000", "--q", "50", "--queries", "20", "--neighbors", "faiss-gpu"])
     assert (args.n_train, args.q, args.n_query, args.backend) == (1000, 50, 20, "faiss-gpu")
     assert "--n 1000000" in (_BENCH.parent / "gpu_check.sh").read_text()
+
+
+def _processes_with(marker):
+    """Pids whose command line holds ``marker`` (Linux /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+# A configuration that runs for minutes; its seed marks its processes.
+_LONG = {"n_train": 400_000, "n_query": 1000, "q": 1000, "d": 128, "k": 10, "backend": "brute",
+         "recall_sample": 10, "n_jobs": 1, "backend_params": {}}
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def test_child_timeout_ends_the_whole_child_group():
+    import subprocess
+    import time
+
+    cfg = {**_LONG, "seed": 918_273}
+    with pytest.raises(subprocess.TimeoutExpired):
+        bm._run_child(cfg, timeout=3)
+    time.sleep(0.5)
+    assert _processes_with(b'"seed": 918273') == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def test_sigterm_ends_the_child_too(tmp_path):
+    """gpu_check.sh runs the script under `timeout`, which sends SIGTERM to it alone."""
+    import signal
+    import subprocess
+    import time
+
+    marker = b'"seed": 918274'
+    proc = subprocess.Popen([sys.executable, str(_BENCH), "--n-train", "400000", "--n-query", "1000",
+                             "--q", "1000", "--backend", "brute", "--n-jobs", "1", "--seed", "918274",
+                             "--out", str(tmp_path / "t.jsonl")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    for _ in range(300):  # until the configuration's child runs (machine_info takes seconds)
+        if [p for p in _processes_with(marker) if p != proc.pid]:
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the configuration's child process never started")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) != 0
+    time.sleep(0.5)
+    assert _processes_with(marker) == []
