@@ -127,13 +127,8 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     smoothing : float, default=1.0
         s >= 0.
     {neighbors}
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
+    {metric}
+    {n_jobs}
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`), as for :class:`MLkNN`: the
         k neighbours are those of the re-ranked graph, and ``radius`` is still
@@ -142,9 +137,8 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         radius means the same with and without reduction; ``radius="auto"`` is
         the median primary distance to the k-th re-ranked neighbour. Our
         extension: the BML-kNN paper does not combine BML-kNN with hubness reduction.
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
-        the estimator itself draws nothing.
+    {random_state_backend}
+        The estimator itself draws nothing.
     missing_labels : {"ignore", "negative"}, default="ignore"
         How to read the unknown entries of an incomplete Y (NaN, or
         ``Y_missing`` in ``fit``): ``"ignore"`` learns from the observed entries
@@ -291,6 +285,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         return _bounded_counts(graph, Y, self.radius_, self._missing)[1]
 
 
+@fill_doc
 class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     """Neighbourhood classifier (NC): ML-kNN's MAP rule over all neighbours within a radius.
 
@@ -336,16 +331,10 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
     neighbors : str or object, default="brute"
         The backend must have ``radius_neighbors_counts`` (the ``brute`` one has)
         when the radius holds more than ``n_neighbors`` points.
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend (``neighbors="pynndescent"``);
-        the estimator itself draws nothing.
+    {metric}
+    {n_jobs}
+    {random_state_backend}
+        The estimator itself draws nothing.
     missing_labels : {"ignore", "negative"}, default="ignore"
         As in :class:`BMLkNN` (the counts over a radius neighbourhood's observed
         labels, rescaled to its size).

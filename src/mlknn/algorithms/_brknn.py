@@ -65,20 +65,15 @@ class BRkNNa(BRkNN):
     n_neighbors : int, default=10
         k, the number of neighbours that vote.
     {neighbors}
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
+    {metric}
+    {n_jobs}
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
         Teng et al.'s (2025) BRkNNa-ls, BRkNNa-mp, BRkNNa-dsl.
     variant : {"paper", "mulan", "skmultilearn"}, default="paper"
         Which reading: the paper's, MULAN's or scikit-multilearn's (see :class:`BRkNN`
         and docs/notes/brknn.md for what differs).
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend and MULAN's tie draws (``variant="mulan"``).
+    {random_state_backend}
+        It also seeds MULAN's tie draws (``variant="mulan"``).
     missing_labels : {"ignore", "negative"}, default="ignore"
         See :class:`BRkNN` (docs/incomplete_labels.md).
     weights : {"uniform", "distance"} or callable, default="uniform"
@@ -207,19 +202,14 @@ class BRkNNb(BRkNN):
     n_neighbors : int, default=10
         k, the number of neighbours that vote.
     {neighbors}
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
+    {metric}
+    {n_jobs}
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
         Hubness reduction of the neighbourhoods (:mod:`mlknn.hubness`); None: plain kNN.
     variant : {"paper", "mulan"}, default="paper"
         Which reading: the paper's or MULAN's (see :class:`BRkNN`).
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend and MULAN's tie draws (``variant="mulan"``).
+    {random_state_backend}
+        It also seeds MULAN's tie draws (``variant="mulan"``).
     missing_labels : {"ignore", "negative"}, default="ignore"
         See :class:`BRkNN` (docs/incomplete_labels.md).
     weights : {"uniform", "distance"} or callable, default="uniform"

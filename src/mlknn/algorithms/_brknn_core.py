@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph, build_graph
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import StrOptions
 from ..utils._typing import (
     FloatArray,
@@ -37,6 +38,7 @@ from ._partial_fit import MAX_SAMPLES_CONSTRAINT, _PartialFitMixin
 MULAN_SEED = 1
 
 
+@fill_doc
 class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
     """Binary relevance k-nearest neighbours (BR-kNN), as in MULAN.
 
@@ -89,21 +91,15 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
         k, the number of neighbours.
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
+    {metric}
+    {n_jobs}
     hubness : {"ls", "mp", "mp-gauss", "dsl"}, reduction object or None, default=None
         Hubness reduction applied to every neighbour graph before the vote
         (Teng et al.'s (2025) BRkNNa-ls, -mp and -dsl; see :mod:`mlknn.hubness`).
     variant : {"paper", "mulan"}, default="paper"
         Whose reading to compute (see above).
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised backend (``neighbors="pynndescent"``). MULAN's tie
-        draws always use ``java.util.Random(1)``, as MULAN does.
+    {random_state_backend}
+        MULAN's tie draws always use ``java.util.Random(1)``, as MULAN does.
     missing_labels : {"ignore", "negative"}, default="ignore"
         How to read the unknown entries of an incomplete Y (NaN, or
         ``Y_missing`` in ``fit``): ``"ignore"`` votes with the neighbours whose

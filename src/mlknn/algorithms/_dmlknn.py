@@ -18,6 +18,7 @@ from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KN
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._budget import WORK_BYTES
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._topk import topk_from_dense
@@ -45,6 +46,7 @@ DEFAULT_DELTA = 6
 MULAN_DELTA = 6
 
 
+@fill_doc
 class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
     """Dependent multi-label kNN: a MAP rule per label that also looks at the other labels.
 
@@ -148,15 +150,9 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         s >= 0 of steps 14-15; 1 is Laplace smoothing.
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
+    {metric}
+    {n_jobs}
+    {random_state_backend}
 
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the

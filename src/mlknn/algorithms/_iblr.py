@@ -23,6 +23,7 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..neighbors import NeighborGraph
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._typing import BoolArray, FloatArray, LabelMatrix, MatrixLike, NDArray
@@ -47,6 +48,7 @@ _ROWS_PER_INPUT = 2
 _NEARLY_UNPENALISED_C = 1e3
 
 
+@fill_doc
 class IBLR(_PartialFitMixin, KNNMultiLabelBase):
     """Instance-based logistic regression for multi-label data (IBLR-ML / IBLR-ML+).
 
@@ -157,14 +159,11 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
         <= tol, > 0.
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
+    {metric}
     n_jobs : int, optional
         Parallel jobs of the neighbour search (the regressions run in BLAS,
         whose threads threadpoolctl controls).
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
+    {random_state_backend}
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`, docs/hubness.md) applied to the
         neighbour graph before the method reads it: the neighbourhoods are the k

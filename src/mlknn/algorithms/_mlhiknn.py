@@ -33,6 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
 from ..hubness import k_occurrence
 from ..neighbors import NeighborGraph
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._resources import ProblemSize, ResourceEstimate
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
@@ -62,6 +63,7 @@ LOGISTIC_PARAMS: dict[str, float] = {"C": LOGISTIC_C, "max_iter": LOGISTIC_MAX_I
 DEFAULT_FUZZINESS = 3.0
 
 
+@fill_doc
 class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
     """Multi-label hubness information-based k-nearest neighbours (MLHiKNN).
 
@@ -163,14 +165,11 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
         :mod:`mlknn.hubness`).
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
+    {metric}
     n_jobs : int, optional
         Parallel jobs of the neighbour search (the regressions run in BLAS,
         whose threads threadpoolctl controls).
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend (``neighbors="pynndescent"``).
+    {random_state_backend}
     max_samples : int or None, default=None
         :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
         sliding window; the model then equals ``fit`` on exactly those rows).

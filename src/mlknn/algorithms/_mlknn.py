@@ -23,6 +23,7 @@ from ..base import (
 )
 from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows
 from ..utils._typing import FloatArray, IntArray, LabelMatrix, MatrixLike, NDArray, SparseMatrix
 from ._kernels import (
@@ -349,6 +350,7 @@ class _BayesCountsMixin:
         return labels, top
 
 
+@fill_doc
 class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
     """Multi-label k-nearest neighbours with a Bayesian (MAP) decision per label.
 
@@ -380,13 +382,8 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         s >= 0; 1 is Laplace smoothing.
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
-    metric : str, default="euclidean"
-        Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same
-        neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.
-    n_jobs : int, optional
-        Threads of the neighbour search (chunks of queries in parallel). None: as many
-        as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The
-        counting and the decision rule are vectorised and take no threads of their own.
+    {metric}
+    {n_jobs}
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None
         Hubness reduction (:mod:`mlknn.hubness`): the neighbourhoods of the
         training instances (leave-one-out) and of the queries are re-ranked by
@@ -417,9 +414,8 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
           ``EuclideanDistance`` divides each attribute by its training range,
           which is min-max scaling on the training set (``FeatureScaler("minmax")``,
           ``--scaling minmax``); scale X that way to reproduce MULAN's default.
-    random_state : int, RandomState instance or None, default=None
-        Seeds a randomised neighbour backend (``neighbors="pynndescent"``) and
-        the tie draws of ``variant="mulan"``.
+    {random_state_backend}
+        It also seeds the tie draws of ``variant="mulan"``.
     missing_labels : {"ignore", "negative"}, default="ignore"
         How to read the unknown entries of an incomplete Y (NaN, or
         ``Y_missing`` in ``fit``): ``"ignore"`` learns from the observed entries

@@ -35,6 +35,7 @@ from ..neighbors import (
     is_exact,
     unchecked_graph,
 )
+from ..utils._docstrings import fill_doc
 from ..utils._missing_labels import MISSING_LABEL_ESTIMATORS, split_unknown_labels, unknown_like
 from ..utils._param_validation import (
     Integral,
@@ -372,6 +373,7 @@ class KNNMultiLabelBase(
         graph = unchecked_graph(self.nn_, X, self.search_width(self.n_train_))
         return self._transform_graph(graph, X), X
 
+    @fill_doc
     def neighbor_recall(self, X: MatrixLike = None, *, n_samples: int = 1000, random_state: Any = None) -> float:
         """Recall@k of the fitted neighbour search against exact search, on a sample.
 
@@ -387,7 +389,7 @@ class KNNMultiLabelBase(
             (what ``fit`` learned from).
         n_samples : int, default=1000
             Rows searched exactly (drawn without replacement; all if fewer).
-        random_state : int, RandomState instance or None, default=None
+        {random_state}
             Seeds the sample of queries whose neighbours are checked.
 
         Returns

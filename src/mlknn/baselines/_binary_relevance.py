@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from sklearn.multioutput import MultiOutputClassifier
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -27,6 +28,7 @@ from ._base import (
 
 
 @cite
+@fill_doc
 class BinaryRelevance(BaselineClassifier):
     """Binary relevance (Zhang and Zhou 2014): one independent binary classifier per label.
 
@@ -44,7 +46,7 @@ class BinaryRelevance(BaselineClassifier):
         Teng et al. (2025) do not apply it).
     n_jobs : int, default=None
         Labels fitted in parallel (joblib).
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the default tree.
 
     Attributes

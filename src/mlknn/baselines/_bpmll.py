@@ -10,6 +10,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -68,6 +69,7 @@ def bpmll_loss_grad(
 
 
 @cite
+@fill_doc
 class BPMLL(DecisionScoresMixin, BaselineClassifier):
     """BP-MLL (Zhang and Zhou 2014, section on BP-MLL, Zhang and Zhou 2006): one-hidden-layer tanh network
     trained on the pairwise exponential ranking loss, with the stacking threshold.
@@ -105,8 +107,8 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
         L-BFGS iterations or gradient-descent epochs (BP-MLL paper: 100 epochs).
     tol : float, default=1e-6
         L-BFGS gradient tolerance.
-    random_state : int, RandomState instance or None, default=None
-        Weight initialisation: uniform in +-1/sqrt(fan_in).
+    {random_state}
+        Seeds the weight initialisation: uniform in +-1/sqrt(fan_in).
 
     Attributes
     ----------

@@ -11,6 +11,7 @@ from joblib import Parallel, delayed
 from sklearn.multioutput import ClassifierChain as _SkClassifierChain
 from sklearn.utils import check_random_state
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -40,6 +41,7 @@ def _check_order(order: Any, n_labels: int) -> Any:
 
 
 @cite
+@fill_doc
 class ClassifierChain(BaselineClassifier):
     """Classifier chain (Zhang and Zhou 2014): label tau(j) is learnt from ``[x, y_tau(1..j-1)]``.
 
@@ -56,7 +58,7 @@ class ClassifierChain(BaselineClassifier):
     order : None, 'random' or array-like of shape (n_labels,), default=None
         tau. None: ``0, 1, ..., q - 1``; 'random': a permutation drawn from
         ``random_state``.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the chain order (order='random'), the samples of the ensemble and the
         default decision trees.
 
@@ -120,6 +122,7 @@ class ClassifierChain(BaselineClassifier):
 
 
 @cite
+@fill_doc
 class EnsembleClassifierChains(BaselineClassifier):
     """Ensemble of classifier chains (Zhang and Zhou 2014, section on classifier chains).
 
@@ -147,7 +150,7 @@ class EnsembleClassifierChains(BaselineClassifier):
         A label is predicted when its score is strictly greater.
     n_jobs : int, default=None
         Chains fitted in parallel (joblib); None: one.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the chain order (order='random'), the samples of the ensemble and the
         default decision trees.
 

@@ -10,6 +10,7 @@ from typing import Any, cast
 import numpy as np
 from joblib import Parallel, delayed
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral, StrOptions
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -23,6 +24,7 @@ from ._base import (
 
 
 @cite
+@fill_doc
 class CalibratedLabelRanking(BaselineClassifier):
     """Calibrated label ranking (Zhang and Zhou 2014): q(q-1)/2 pairwise classifiers plus q
     classifiers against the virtual label y_V.
@@ -52,7 +54,7 @@ class CalibratedLabelRanking(BaselineClassifier):
         probability.
     n_jobs : int, default=None
         Models fitted in parallel (joblib); None: one.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the default decision trees (and any randomness of the base learner).
 
     Attributes

@@ -6,12 +6,14 @@ from typing import Any
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral, Interval, Real
 from ..utils._typing import MatrixLike, NDArray
 from ._base import POSITIVE_INT, BaselineClassifier, cite, class_one_proba
 
 
 @cite
+@fill_doc
 class MLDT(BaselineClassifier):
     """Multi-label decision tree (Zhang and Zhou 2014, section on ML-DT, Clare and King 2001).
 
@@ -41,7 +43,7 @@ class MLDT(BaselineClassifier):
         Fewest instances in a leaf.
     min_impurity_decrease : float, default=0.0
         In scikit-learn's units: weighted IG / q (bits).
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the tie-breaking among equally good splits (scikit-learn's feature
         permutation).
 

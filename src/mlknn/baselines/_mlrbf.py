@@ -12,11 +12,13 @@ from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real
 from ..utils._typing import MatrixLike, NDArray
 from ._base import BaselineClassifier, DecisionScoresMixin, member_seeds
 
 
+@fill_doc
 class MLRBF(DecisionScoresMixin, BaselineClassifier):
     """ML-RBF (Zhang 2009): an RBF network whose prototypes are k-means centroids
     of each label's positive instances, with a least-squares output layer.
@@ -45,8 +47,8 @@ class MLRBF(DecisionScoresMixin, BaselineClassifier):
         least one).
     scaling_factor : float, default=2.0
         The RBF width is this factor times the mean distance between prototypes.
-    random_state : int, RandomState instance or None, default=None
-        k-means initialisation.
+    {random_state}
+        Seeds the k-means initialisation.
 
     Attributes
     ----------

@@ -11,6 +11,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Integral
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -58,6 +59,7 @@ def _powerset_outputs(
 
 
 @cite
+@fill_doc
 class LabelPowerset(BaselineClassifier):
     """Label powerset: one multi-class problem whose classes are the label sets seen
     in training (the building block of RAkEL, the review's section on RAkEL).
@@ -71,7 +73,7 @@ class LabelPowerset(BaselineClassifier):
     ----------
     estimator : classifier, default=None
         Multi-class learner M. None: ``DecisionTreeClassifier(random_state=random_state)``.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the default decision tree.
 
     Attributes
@@ -145,6 +147,7 @@ def _draw_labelsets(rng: np.random.RandomState, q: int, k: int, n: int) -> NDArr
 
 
 @cite
+@fill_doc
 class RAkEL(BaselineClassifier):
     """Random k-labelsets, overlapping version (Zhang and Zhou 2014, section on RAkEL).
 
@@ -169,7 +172,7 @@ class RAkEL(BaselineClassifier):
         A label is predicted when its score is strictly greater.
     n_jobs : int, default=None
         Models fitted in parallel (joblib); None: one.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the k-labelsets drawn and the default decision trees.
 
     Attributes
@@ -276,6 +279,7 @@ class RAkEL(BaselineClassifier):
         return (self._predict_proba(X) > self.threshold).astype(np.uint8)
 
 
+@fill_doc
 class RAkELd(BaselineClassifier):
     """Random k-labelsets, disjoint version: a random partition of the labels into
     ``ceil(q / k)`` labelsets (the last one smaller when k does not divide q), one
@@ -289,7 +293,7 @@ class RAkELd(BaselineClassifier):
         None: a decision tree (seeded per model).
     labelset_size : int, default=3
         k, the size of each disjoint labelset (the last one may be smaller).
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the partition of the labels and the default decision trees.
 
     Attributes

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.kernel_approximation import Nystroem
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -97,6 +98,7 @@ def ranksvm_loss_grad(
 
 
 @cite
+@fill_doc
 class RankSVM(DecisionScoresMixin, BaselineClassifier):
     """Rank-SVM (Zhang and Zhou 2014, section on Rank-SVM, Elisseeff and Weston 2002) with its stacking threshold.
 
@@ -147,8 +149,8 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         L-BFGS iterations.
     tol : float, default=1e-6
         L-BFGS gradient tolerance.
-    random_state : int, RandomState instance or None, default=None
-        Landmark choice.
+    {random_state}
+        Seeds the landmark choice.
 
     Attributes
     ----------

@@ -11,6 +11,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils import check_random_state
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import StrOptions
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -26,6 +27,7 @@ from ._binary_relevance import BinaryRelevance
 
 
 @cite
+@fill_doc
 class StackedBinaryRelevance(BaselineClassifier):
     """Stacked binary relevance ("stacked aggregation", the review's binary relevance section and summary; Godbole and
     Sarawagi's 2BR).
@@ -48,7 +50,7 @@ class StackedBinaryRelevance(BaselineClassifier):
         Level-1 output appended: P(y_j = 1) or the 0/1 prediction.
     passthrough : bool, default=True
         Keep x in the level-2 input.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the cross-validation folds of level 1 and the default learners.
 
     Attributes

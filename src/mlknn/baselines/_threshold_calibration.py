@@ -11,6 +11,7 @@ from sklearn.base import clone
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import HasMethods, StrOptions
 from ..utils._typing import MatrixLike, NDArray
 from ._base import (
@@ -51,6 +52,7 @@ def multilabel_scores(
 
 
 @cite
+@fill_doc
 class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
     """Stacking threshold calibration (Zhang and Zhou 2014) around any multi-label scorer.
 
@@ -72,7 +74,7 @@ class ThresholdCalibration(DecisionScoresMixin, BaselineClassifier):
     response_method : {'auto', 'predict_proba', 'decision_function'}, default='auto'
         Which scores of the wrapped estimator are thresholded; 'auto': predict_proba if
         it has one, else decision_function.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Seeds the default ``BinaryRelevance()``. A given ``estimator`` is cloned
         as it is: seed it yourself (its own ``random_state`` is left alone, so
         a deliberate None stays None). The same seeded clone is used for the

@@ -13,11 +13,13 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import HasMethods, StrOptions, _fit_context
 from ..utils._typing import MatrixLike, NDArray
 from ._base import PosteriorRuleBase, estimator_has
 
 
+@fill_doc
 class CalibratedProba(PosteriorRuleBase):
     """Posteriors recalibrated label by label on out-of-sample posteriors.
 
@@ -39,7 +41,7 @@ class CalibratedProba(PosteriorRuleBase):
     cv : "loo", int or cross-validation splitter, default="loo"
         How the out-of-sample posteriors are made:
         :func:`mlknn.model_selection.loo_predict_proba`'s ``cv``.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Passed to :func:`mlknn.model_selection.loo_predict_proba` (shuffling folds).
 
     Attributes

@@ -10,6 +10,7 @@ from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import HasMethods, Interval, Real, StrOptions, _fit_context
 from ..utils._typing import MatrixLike, NDArray
 from ._base import PosteriorRuleBase
@@ -23,6 +24,7 @@ class UncertifiedLabelWarning(UserWarning):
     """
 
 
+@fill_doc
 class ConformalLabelSets(PosteriorRuleBase):
     """Label sets ``{l : p_l >= t_l}`` with a finite-sample, distribution-free guarantee.
 
@@ -64,8 +66,8 @@ class ConformalLabelSets(PosteriorRuleBase):
     cv : "loo", int or cross-validation splitter, default="loo"
         With "loo": :func:`mlknn.model_selection.loo_predict_proba`'s ``cv`` (an estimator
         without exact leave-one-out posteriors is cross-fitted).
-    random_state : int, RandomState instance or None, default=None
-        Draws the calibration part ("split") or shuffles the folds ("loo").
+    {random_state}
+        Seeds the draw of the calibration part ("split") or the shuffling of the folds ("loo").
 
     Attributes
     ----------

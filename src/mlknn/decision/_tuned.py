@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import HasMethods, Integral, Interval, Real, StrOptions, _fit_context
 from ..utils._typing import MatrixLike, NDArray
 from ._base import PosteriorRuleBase
@@ -25,6 +26,7 @@ from ._search import (
 _SCORINGS_OF = {"per-label": LABEL_SCORINGS, "global": MATRIX_SCORINGS, "rcut": MATRIX_SCORINGS}
 
 
+@fill_doc
 class TunedThresholds(PosteriorRuleBase):
     """A multi-label classifier whose decision rule is tuned on out-of-sample posteriors.
 
@@ -69,7 +71,7 @@ class TunedThresholds(PosteriorRuleBase):
         label with one or two training positives and no neighbour evidence otherwise gets
         the cut that predicts it for every instance (F1 2 / (n + 1) beats 0); 0.1 is a
         common choice on datasets with rare labels. None: no fallback.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         Passed to :func:`mlknn.model_selection.loo_predict_proba` (shuffling folds).
 
     Attributes

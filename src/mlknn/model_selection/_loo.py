@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import KFold
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from ..utils._topk import topk_from_dense
 from ..utils._typing import Estimator, FloatArray, MatrixLike, NDArray, TopK
@@ -70,6 +71,7 @@ def has_exact_loo(estimator: Estimator) -> bool:
 
 
 @validate_params(_COMMON, prefer_skip_nested_validation=True)
+@fill_doc
 def loo_predict_proba(
     estimator: Estimator, X: MatrixLike, Y: MatrixLike, *, cv: Any = "loo", random_state: Any = None
 ) -> FloatArray:
@@ -98,8 +100,8 @@ def loo_predict_proba(
         5-fold cross-fitting. An int: that many shuffled folds
         (:class:`~sklearn.model_selection.KFold`). A splitter (an object with
         ``split``) must put every row in exactly one test fold.
-    random_state : int, RandomState instance or None, default=None
-        Shuffles the folds of the cross-fitting (unused by the exact path).
+    {random_state}
+        Seeds the shuffling of the folds of the cross-fitting (unused by the exact path).
 
     Returns
     -------
@@ -128,6 +130,7 @@ def loo_predict_proba(
 
 @validate_params({**_COMMON, "k": [Interval(Integral, 1, None, closed="left")]},
                  prefer_skip_nested_validation=True)
+@fill_doc
 def loo_predict_topk(
     estimator: Estimator, X: MatrixLike, Y: MatrixLike, k: int, *, cv: Any = "loo", random_state: Any = None
 ) -> TopK:
@@ -150,7 +153,7 @@ def loo_predict_topk(
         ``1 <= k <= n_labels``.
     cv : "loo", int >= 2 or a cross-validation splitter, default="loo"
         As in :func:`loo_predict_proba`.
-    random_state : int, RandomState instance or None, default=None
+    {random_state}
         As in :func:`loo_predict_proba`.
 
     Returns

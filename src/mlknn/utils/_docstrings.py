@@ -29,6 +29,28 @@ SHARED_PARAMETERS = {
         '    (``"brute"``, exact, the default; ``"faiss"``, ``"hnswlib"``, ``"pynndescent"``...)\n'
         "    or an object with ``fit`` and ``kneighbors``."
     ),
+    "metric": (
+        'metric : str, default="euclidean"\n'
+        '    Distance of the neighbour search: ``"euclidean"``, ``"sqeuclidean"`` (the same\n'
+        '    neighbours) or ``"cosine"`` (``1 - cos(a, b)``); every backend takes all three.'
+    ),
+    "n_jobs": (
+        "n_jobs : int, optional\n"
+        "    Threads of the neighbour search (chunks of queries in parallel). None: as many\n"
+        "    as the BLAS pool holds (respects ``threadpoolctl`` limits); -1: all cores. The\n"
+        "    counting and the decision rule are vectorised and take no threads of their own."
+    ),
+    # The entry's first sentence only: the docstring adds, on the lines after the
+    # placeholder, what the estimator seeds with it.
+    "random_state": (
+        "random_state : int, RandomState instance or None, default=None\n"
+        "    An int makes the results reproducible across calls."
+    ),
+    # The k-neighbour estimators draw nothing themselves; only a randomised search does.
+    "random_state_backend": (
+        "random_state : int, RandomState instance or None, default=None\n"
+        '    Seeds a randomised neighbour backend (``neighbors="pynndescent"``).'
+    ),
 }
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>" + "|".join(map(re.escape, SHARED_PARAMETERS)) + r")\}[ \t]*$",
