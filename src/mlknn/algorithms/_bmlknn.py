@@ -145,10 +145,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         only (counts over the neighbours whose label is observed, rescaled to
         the neighbourhood's size; docs/incomplete_labels.md); ``"negative"``
         reads them as 0.
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------
@@ -338,10 +335,7 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
     missing_labels : {"ignore", "negative"}, default="ignore"
         As in :class:`BMLkNN` (the counts over a radius neighbourhood's observed
         labels, rescaled to its size).
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

@@ -78,10 +78,7 @@ class BRkNNa(BRkNN):
         See :class:`BRkNN` (docs/incomplete_labels.md).
     weights : {"uniform", "distance"} or callable, default="uniform"
         See :class:`BRkNN`; the fallback takes the label of highest weighted vote.
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------
@@ -215,10 +212,7 @@ class BRkNNb(BRkNN):
     weights : {"uniform", "distance"} or callable, default="uniform"
         See :class:`BRkNN`; ``L`` is then the sum of the weighted counts ``k v_l``
         and s is computed in float64.
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

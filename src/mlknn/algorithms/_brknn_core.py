@@ -87,8 +87,7 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        k, the number of neighbours.
+    {n_neighbors}
     neighbors : str or object, default="brute"
         Neighbour-search backend (see :mod:`mlknn.neighbors`).
     {metric}
@@ -113,10 +112,7 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
         ``lambda d: np.maximum(1 - d, 0) ** 4`` with ``metric="cosine"`` (similarity to the
         4th power). Only with ``variant="paper"``. :func:`mlknn.persistence.save`
         refuses a callable (pickle a module-level function instead).
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

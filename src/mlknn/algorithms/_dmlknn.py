@@ -139,8 +139,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        k, the number of neighbours.
+    {n_neighbors}
     delta : int, default=6
         Fuzziness of the F events (``delta >= 0``; 0 demands identical counting
         vectors; ``delta >= n_neighbors`` makes every F event certain). The paper's
@@ -168,10 +167,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         instances whose label q is observed; counting vectors over the
         neighbours whose label is observed, rescaled to k;
         docs/incomplete_labels.md); ``"negative"`` reads them as 0.
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

@@ -141,8 +141,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        k, the number of neighbours.
+    {n_neighbors}
     include_features : bool, default=False
         False: IBLR-ML (meta-features only). True: IBLR-ML+ (the original
         features as well; X may be sparse).
@@ -170,10 +169,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
         nearest by the secondary distance. None uses the plain distances.
     variant : {"paper", "mulan"}, default="paper"
         Whose reading (see the table above).
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

@@ -170,10 +170,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
         Parallel jobs of the neighbour search (the regressions run in BLAS,
         whose threads threadpoolctl controls).
     {random_state_backend}
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

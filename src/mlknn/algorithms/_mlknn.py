@@ -376,8 +376,7 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        k, the number of neighbours.
+    {n_neighbors}
     smoothing : float, default=1.0
         s >= 0; 1 is Laplace smoothing.
     neighbors : str or object, default="brute"
@@ -423,10 +422,7 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         observed; neighbour counts over the neighbours whose label is
         observed, rescaled to k; docs/incomplete_labels.md); ``"negative"``
         reads them as 0. A complete Y gives the same model either way.
-    max_samples : int or None, default=None
-        :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a
-        sliding window; the model then equals ``fit`` on exactly those rows).
-        None keeps every row. ``fit`` ignores it.
+    {max_samples}
 
     Attributes
     ----------

@@ -417,13 +417,13 @@ class KNNMultiLabelBase(
         return float(self.nn_.recall(X, n_neighbors=self.search_width(self.n_train_), n_samples=int(n_samples),
                                      random_state=random_state))
 
+    @fill_doc
     def predict_proba(self, X: MatrixLike) -> FloatArray:
         """Scores in [0, 1] for each label.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------
@@ -439,13 +439,13 @@ class KNNMultiLabelBase(
         graph, X = self.query_graph(X)
         return self._predict_proba_graph(graph, X)
 
+    @fill_doc
     def predict(self, X: MatrixLike) -> MatrixLike:
         """Predicted label sets as a 0/1 indicator matrix.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------
@@ -459,6 +459,7 @@ class KNNMultiLabelBase(
         graph, X = self.query_graph(X)
         return self._format_prediction(self._predict_graph(graph, X))
 
+    @fill_doc
     def predict_topk(self, X: MatrixLike, k: int = 5) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """The k highest-scoring labels of each query and their scores.
 
@@ -468,8 +469,7 @@ class KNNMultiLabelBase(
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
         k : int, default=5
             ``1 <= k <= n_labels``.
 

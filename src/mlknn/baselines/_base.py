@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import MultiLabelMixin
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import (
     HasMethods,
     Integral,
@@ -113,13 +114,13 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         self._fit(X, Y)
         return self
 
+    @fill_doc
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Predicted label sets as a 0/1 indicator matrix.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------
@@ -129,13 +130,13 @@ class BaselineClassifier(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         X = self._validate_predict_data(X)
         return np.asarray(self._predict(X)).astype(self._y_dtype, copy=False)
 
+    @fill_doc
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Scores in [0, 1] for each label (see the class docstring for their meaning).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------
@@ -166,13 +167,13 @@ class DecisionScoresMixin:
     _validate_predict_data: Callable[[MatrixLike], MatrixLike]
     _decision: Callable[[MatrixLike], NDArray[np.float64]]
 
+    @fill_doc
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Real-valued label scores, positive exactly for the predicted labels.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------

@@ -221,13 +221,13 @@ class BPMLL(DecisionScoresMixin, BaselineClassifier):
         """``c_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
         return threshold_margin(self._outputs(X), self.threshold_coef_, self.threshold_intercept_)
 
+    @fill_doc
     def label_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The raw network outputs c_j(x) in [-1, 1] (before the threshold).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            Query points.
+        {X_query}
 
         Returns
         -------

@@ -12,6 +12,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from ..utils._budget import WORK_BYTES
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._typing import MatrixLike, NDArray, SparseMatrix
 from ._base import (
@@ -227,13 +228,13 @@ class CML(BaselineClassifier):
         for rows in _cml_row_blocks(A.shape[0], S.shape[1]):
             yield rows, A[rows] @ S + pair_scores
 
+    @fill_doc
     def predict_log_set_proba(self, X: MatrixLike) -> Any:
         """log p(label set k | x) over ``label_sets_``; shape (n, K).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            Query points.
+        {X_query}
 
         Returns
         -------

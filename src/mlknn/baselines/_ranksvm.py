@@ -265,13 +265,13 @@ class RankSVM(DecisionScoresMixin, BaselineClassifier):
         """``f_j(x) - t(x)``: positive exactly for the predicted labels; shape (n, n_labels)."""
         return threshold_margin(self._scores_mapped(self._phi(X)), self.threshold_coef_, self.threshold_intercept_)
 
+    @fill_doc
     def label_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The raw Rank-SVM scores f_j(x) (before the threshold); shape (n, n_labels).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            Query points.
+        {X_query}
 
         Returns
         -------

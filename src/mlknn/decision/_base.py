@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import MultiLabelMixin
 from ..model_selection import loo_predict_proba
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike, NDArray
 from ..utils._validation import check_dense_label_budget, check_label_matrix, input_dtype
 
@@ -51,13 +52,13 @@ class PosteriorRuleBase(MultiLabelMixin, ClassifierMixin, BaseEstimator):
         P = loo_predict_proba(self.estimator, X, Y, cv=self.cv, random_state=self.random_state)
         return np.asarray(P, dtype=np.float64)
 
+    @fill_doc
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """The fitted estimator's posteriors (the rule does not change them).
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------

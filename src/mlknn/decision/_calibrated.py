@@ -155,13 +155,13 @@ class CalibratedProba(PosteriorRuleBase):
         calibrators = self.calibrators_ or []
         return np.column_stack([c.predict(P[:, j]) for j, c in enumerate(calibrators)]).astype(np.float64)
 
+    @fill_doc
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Calibrated posteriors.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------
@@ -169,13 +169,13 @@ class CalibratedProba(PosteriorRuleBase):
         """
         return self.calibrate(super().predict_proba(X))
 
+    @fill_doc
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Labels whose calibrated posterior exceeds 0.5.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------

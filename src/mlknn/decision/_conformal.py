@@ -202,13 +202,13 @@ class ConformalLabelSets(PosteriorRuleBase):
                 )
         return self
 
+    @fill_doc
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """The conformal label sets.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------

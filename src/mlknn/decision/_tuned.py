@@ -225,13 +225,13 @@ class TunedThresholds(PosteriorRuleBase):
             decisions = above(P, self.thresholds_)
         return with_at_least(decisions, P, self.min_labels).astype(self._y_dtype, copy=False)
 
+    @fill_doc
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Label sets under the tuned rule.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            The query instances.
+        {X_query}
 
         Returns
         -------

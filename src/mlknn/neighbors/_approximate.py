@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import FloatArray, IntArray, MatrixLike, NDArray
 from ._brute import BruteNeighbors
 from ._contract import (
@@ -114,6 +115,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
         self._build(self._as_float32(X))
         return self
 
+    @fill_doc
     def recall(
         self,
         X: MatrixLike = None,
@@ -130,8 +132,7 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
         ----------
         X : {array-like, sparse matrix}, optional
             Queries; None measures the leave-one-out graph of the training set.
-        n_neighbors : int, default=10
-            k, the number of neighbours.
+        {n_neighbors}
         n_samples : int, default=1000
             Rows drawn without replacement; all if fewer.
         random_state : int, optional

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..utils._docstrings import fill_doc
 from ..utils._param_validation import HasMethods, Integral, Interval, validate_params
 from ..utils._typing import ArrayLike, Estimator, LabelMatrix, MatrixLike, NDArray
 from ._base import NeighborsIndex, build_graph, get_backend
@@ -314,6 +315,7 @@ def recall_at_k(approx_indices: ArrayLike, exact_indices: ArrayLike, k: int | No
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def estimate_recall(
     index: NeighborsIndex,
     X_train: MatrixLike,
@@ -333,8 +335,7 @@ def estimate_recall(
         Its training points (exact search runs on them with ``neighbors="brute"``).
     X_query : {array-like, sparse matrix}, optional
         Queries; None measures the leave-one-out graph of the training set.
-    n_neighbors : int, default=10
-        k, the number of neighbours.
+    {n_neighbors}
     n_samples : int, default=1000
         Queries (or training rows) drawn without replacement; all if fewer.
     random_state : int, optional

@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import FloatArray, IntArray, MatrixLike, NDArray
 from ._labels import _labels, label_counts
 
@@ -267,15 +268,14 @@ class MultiLabelChi2Selector:
             )
         return max(1, min(d, math.ceil(float(k) * d - 1e-9)))
 
+    @fill_doc
     def fit(self, X: MatrixLike, Y: MatrixLike) -> "MultiLabelChi2Selector":
         """Score the features against the labels and choose the kept ones.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training features.
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-            Training labels (0/1).
+        {X_train}
+        {Y_train}
 
         Returns
         -------
@@ -317,15 +317,14 @@ class MultiLabelChi2Selector:
             return X.tocsr()[:, self.support_]
         return np.asarray(X)[:, self.support_]
 
+    @fill_doc
     def fit_transform(self, X: MatrixLike, Y: MatrixLike) -> MatrixLike:
         """Fit on ``X, Y`` and keep the selected columns of ``X``.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training features.
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-            Training labels (0/1).
+        {X_train}
+        {Y_train}
 
         Returns
         -------

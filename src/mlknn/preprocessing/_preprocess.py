@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._docstrings import fill_doc
 from ..utils._typing import MatrixLike, NDArray
 from ._chi2 import (
     _CHI2_LABEL_BATCH,
@@ -74,13 +75,13 @@ class FeatureScaler:
     def __init__(self, method: str = "minmax") -> None:
         self.method = method
 
+    @fill_doc
     def fit(self, X: MatrixLike) -> "FeatureScaler":
         """Fit the scaler on the training part.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training features.
+        {X_train}
 
         Returns
         -------
@@ -119,13 +120,13 @@ class FeatureScaler:
         out = self.scaler_.transform(X)
         return out.tocsr() if sp.issparse(out) else out
 
+    @fill_doc
     def fit_transform(self, X: MatrixLike) -> MatrixLike:
         """Fit on ``X`` and scale it.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training features.
+        {X_train}
 
         Returns
         -------
@@ -175,13 +176,13 @@ class RareLabelFilter:
     def __init__(self, min_count: int = 20) -> None:
         self.min_count = min_count
 
+    @fill_doc
     def fit(self, Y: MatrixLike) -> "RareLabelFilter":
         """Count the positives of every label and keep those with at least ``min_count``.
 
         Parameters
         ----------
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-            Training labels (0/1).
+        {Y_train}
 
         Returns
         -------
@@ -218,13 +219,13 @@ class RareLabelFilter:
             return Y.tocsc()[:, self.support_].tocsr()
         return np.asarray(Y)[:, self.support_]
 
+    @fill_doc
     def fit_transform(self, Y: MatrixLike) -> MatrixLike:
         """Fit on ``Y`` and keep its frequent label columns.
 
         Parameters
         ----------
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-            Training labels (0/1).
+        {Y_train}
 
         Returns
         -------
@@ -295,15 +296,14 @@ class FoldPreprocessor:
         self.min_label_count = min_label_count
         self.chi2_rule = chi2_rule
 
+    @fill_doc
     def fit(self, X: MatrixLike, Y: MatrixLike) -> "FoldPreprocessor":
         """Fit the label filter, then the feature selection, then the scaling.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training features.
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-            Training labels (0/1).
+        {X_train}
+        {Y_train}
 
         Returns
         -------
@@ -355,15 +355,14 @@ class FoldPreprocessor:
             return X
         return X, self.labels_.transform(Y)
 
+    @fill_doc
     def fit_transform(self, X: MatrixLike, Y: MatrixLike) -> Any:
         """Fit on the training part and transform it.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training features.
-        Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
-            Training labels (0/1).
+        {X_train}
+        {Y_train}
 
         Returns
         -------

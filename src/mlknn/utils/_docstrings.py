@@ -46,6 +46,28 @@ SHARED_PARAMETERS = {
         "random_state : int, RandomState instance or None, default=None\n"
         "    An int makes the results reproducible across calls."
     ),
+    "n_neighbors": (
+        "n_neighbors : int, default=10\n"
+        "    k, the number of neighbours."
+    ),
+    "max_samples": (
+        "max_samples : int or None, default=None\n"
+        "    :meth:`partial_fit` only: keep the most recent ``max_samples`` rows (a\n"
+        "    sliding window; the model then equals ``fit`` on exactly those rows).\n"
+        "    None keeps every row. ``fit`` ignores it."
+    ),
+    "X_query": (
+        "X : {array-like, sparse matrix} of shape (n_queries, n_features)\n"
+        "    The query instances."
+    ),
+    "X_train": (
+        "X : {array-like, sparse matrix} of shape (n_samples, n_features)\n"
+        "    Training features."
+    ),
+    "Y_train": (
+        "Y : {array-like, sparse matrix} of shape (n_samples, n_labels)\n"
+        "    Training labels (0/1)."
+    ),
     # The k-neighbour estimators draw nothing themselves; only a randomised search does.
     "random_state_backend": (
         "random_state : int, RandomState instance or None, default=None\n"
