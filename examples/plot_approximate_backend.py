@@ -22,7 +22,8 @@ data = make_multilabel(n_samples=3000, n_features=32, n_labels=10, random_state=
 X, Y = data.X.astype(np.float32), data.Y
 X_train, X_test, Y_train, Y_test = X[:2000], X[2000:], Y[:2000], Y[2000:]
 print("installed backends:")
-print(", ".join(available_backends()))
+for name in available_backends():
+    print("  " + name)
 
 # %%
 # The exact search is the reference; ``faiss-hnsw`` (or ``hnswlib``, ``pynndescent``) is
