@@ -89,8 +89,7 @@ def macro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     Parameters
     ----------
     {Y_true}
-    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
-        Real-valued scores, higher meaning more relevant. Must be finite.
+    {Y_score}
 
     Returns
     -------
@@ -132,8 +131,7 @@ def micro_auc(Y_true: MatrixLike, Y_score: MatrixLike) -> float:
     Parameters
     ----------
     {Y_true}
-    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
-        Real-valued scores, higher meaning more relevant. Must be finite.
+    {Y_score}
 
     Returns
     -------

@@ -290,8 +290,7 @@ def one_error(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessi
     Parameters
     ----------
     {Y_true}
-    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
-        Real-valued scores, higher meaning more relevant. Must be finite.
+    {Y_score}
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
         How labels with equal scores are ranked: against the ranker (each tied
         label takes the group's largest rank), the expectation over random
@@ -346,8 +345,7 @@ def coverage(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pessim
     Parameters
     ----------
     {Y_true}
-    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
-        Real-valued scores, higher meaning more relevant. Must be finite.
+    {Y_score}
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
         How labels with equal scores are ranked: against the ranker (each tied
         label takes the group's largest rank), the expectation over random
@@ -403,8 +401,7 @@ def ranking_loss(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule = "pe
     Parameters
     ----------
     {Y_true}
-    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
-        Real-valued scores, higher meaning more relevant. Must be finite.
+    {Y_score}
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
         How labels with equal scores are ranked: against the ranker (each tied
         label takes the group's largest rank), the expectation over random
@@ -458,8 +455,7 @@ def average_precision(Y_true: MatrixLike, Y_score: MatrixLike, *, ties: TieRule 
     Parameters
     ----------
     {Y_true}
-    Y_score : array-like or sparse matrix of shape (n_samples, n_labels)
-        Real-valued scores, higher meaning more relevant. Must be finite.
+    {Y_score}
     ties : {"pessimistic", "average", "optimistic", "mulan"}, default="pessimistic"
         How labels with equal scores are ranked: against the ranker (each tied
         label takes the group's largest rank), the expectation over random

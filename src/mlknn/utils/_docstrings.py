@@ -23,6 +23,10 @@ SHARED_PARAMETERS = {
         "Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)\n"
         "    Predicted 0/1 indicator matrix."
     ),
+    "Y_score": (
+        "Y_score : array-like or sparse matrix of shape (n_samples, n_labels)\n"
+        "    Real-valued scores, higher meaning more relevant. Must be finite."
+    ),
     "neighbors": (
         'neighbors : str or object, default="brute"\n'
         "    Neighbour-search backend: a name of :func:`mlknn.neighbors.available_backends`\n"
