@@ -24,7 +24,7 @@ from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._format import format_metrics_table
 
 if TYPE_CHECKING:
-    from ..experiments import ExperimentConfig
+    from ..experiments import ExperimentConfig, ProtocolConfig
 
 #: A run's data: X_train, X_test, Y_train, Y_test and a one-line description.
 _Split: TypeAlias = tuple[MatrixLike, MatrixLike, LabelMatrix, LabelMatrix, str]
@@ -52,46 +52,6 @@ def _labels(text: str | None) -> int | str | None:
         return int(text)
     except ValueError:
         return text
-
-
-def load_split(data_name: str | None, random_state: int = 0, test: str | None = None,
-               labels: str | None = None) -> _Split:  # fmt: skip
-    """Train/test data for a CLI run.
-
-    No name: the simulated 2-D dataset of Younes et al. (2011) (no files needed), split 50/50.
-    A name or path with ``test``: that file as the test part. A name or path alone:
-    the source's fixed train/test split when it has one, else a seeded 50/50 split.
-
-    Returns
-    -------
-    X_train, X_test, Y_train, Y_test, description
-    """
-    from sklearn.model_selection import train_test_split
-
-    from ..datasets import load, make_simulated_2d
-
-    if test is not None:
-        if data_name is None:
-            raise ValueError("The '--test' option needs '--data' (the training file).")
-        return _load_fixed_split(data_name, test, labels)
-    if data_name is None:
-        data = make_simulated_2d(random_state=random_state)
-        parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
-        return (*parts, f"{data.name} (built-in, seeded 50/50 split)")
-    if labels is not None:  # a CSV / TSV table: no fixed split
-        data = load(data_name, labels=_labels(labels))
-        parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
-        return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state}; --test FILE for a fixed one)")
-    try:
-        train = load(data_name, split="train")
-        test_part = load(data_name, split="test")
-        return train.X, test_part.X, train.Y, test_part.Y, f"{train.name} (fixed train/test split)"
-    except ValueError as exc:
-        if "split" not in str(exc):
-            raise
-    data = load(data_name)
-    parts = train_test_split(data.X, data.Y, test_size=0.5, random_state=random_state)
-    return (*parts, f"{data.name} (seeded 50/50 split, random_state={random_state}; --test FILE for a fixed one)")
 
 
 def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
@@ -190,6 +150,23 @@ def _single_params(
     return params
 
 
+def _feature_selection(feature_selection: str | float | None) -> float | int | None:
+    """``--feature-selection`` as a value (None for none / 0)."""
+    from ..experiments import parse_value
+
+    fs = parse_value(feature_selection) if isinstance(feature_selection, str) else feature_selection
+    return None if fs in (None, 0, "none") else fs  # type: ignore[return-value]  # a str: refused where used
+
+
+def _preprocessing_text(scaling: str | None, fs: str | float | None) -> str:
+    """The preprocessing of a single run in words."""
+    scaling = scaling or "none"
+    if scaling == "none" and fs is None:
+        return "raw features"
+    what = ", ".join(p for p in (scaling if scaling != "none" else "", f"chi2 {fs}" if fs is not None else "") if p)
+    return what + " (fitted on the training part)"
+
+
 def _preprocess(
     X_train: MatrixLike,
     X_test: MatrixLike,
@@ -198,47 +175,137 @@ def _preprocess(
     feature_selection: str | float | None,
 ) -> tuple[MatrixLike, MatrixLike, str]:
     """Scaling / chi-square selection fitted on the training part (as the grid does per fold)."""
-    from ..experiments import parse_value
     from ..preprocessing import FoldPreprocessor
 
-    fs = parse_value(feature_selection) if isinstance(feature_selection, str) else feature_selection
-    fs = None if fs in (None, 0, "none") else fs
-    scaling = scaling or "none"
-    if scaling == "none" and fs is None:
-        return X_train, X_test, "raw features"
-    pre = FoldPreprocessor(scaling, fs, 0).fit(X_train, Y_train)
-    what = ", ".join(p for p in (scaling if scaling != "none" else "", f"chi2 {fs}" if fs is not None else "") if p)
-    return pre.transform(X_train), pre.transform(X_test), what + " (fitted on the training part)"
+    fs = _feature_selection(feature_selection)
+    what = _preprocessing_text(scaling, fs)
+    if (scaling or "none") == "none" and fs is None:
+        return X_train, X_test, what
+    pre = FoldPreprocessor(scaling or "none", fs, 0).fit(X_train, Y_train)
+    return pre.transform(X_train), pre.transform(X_test), what
+
+
+def _run_data(data_name: str | None, seed: int, test: str | None,
+              labels: str | None) -> tuple[MatrixLike, LabelMatrix, int | None, str]:  # fmt: skip
+    """A single run's data as one matrix, how many of its last rows are the fixed test part
+    and a description.
+
+    No name: the simulated 2-D dataset of Younes et al. (2011) (no files needed), split 50/50.
+    A name or path with ``test``: that file as the test part. A name or path alone: the
+    source's fixed train/test split when it has one, else a seeded 50/50 split (the number
+    of test rows is then None).
+    """
+    from ..datasets import load, make_simulated_2d
+
+    if test is not None:
+        if data_name is None:
+            raise ValueError("The '--test' option needs '--data' (the training file).")
+        return _stacked(*_load_fixed_split(data_name, test, labels))
+    if data_name is None:
+        ds = make_simulated_2d(random_state=seed)
+        return ds.X, ds.Y, None, f"{ds.name} (built-in, seeded 50/50 split)"
+    if labels is None:  # a CSV / TSV table (labels given) has no fixed split
+        try:
+            train, test_part = load(data_name, split="train"), load(data_name, split="test")
+            return _stacked(train.X, test_part.X, train.Y, test_part.Y, f"{train.name} (fixed train/test split)")
+        except ValueError as exc:
+            if "split" not in str(exc):
+                raise
+    ds = load(data_name, labels=_labels(labels))
+    return ds.X, ds.Y, None, f"{ds.name} (seeded 50/50 split, random_state={seed}; --test FILE for a fixed one)"
+
+
+def _stacked(X_train: MatrixLike, X_test: MatrixLike, Y_train: LabelMatrix, Y_test: LabelMatrix,
+             description: str) -> tuple[MatrixLike, LabelMatrix, int, str]:  # fmt: skip
+    """The train part's rows, then the test part's, and the number of test rows."""
+    import scipy.sparse as sp
+
+    X = sp.vstack([X_train, X_test], format="csr") if sp.issparse(X_train) else np.vstack([X_train, X_test])
+    Y = sp.vstack([Y_train, Y_test], format="csr") if sp.issparse(Y_train) else np.vstack([Y_train, Y_test])
+    return X, Y, X_test.shape[0], description
+
+
+def _check_like_fit(estimator: Estimator, X: MatrixLike, Y: LabelMatrix, protocol: "ProtocolConfig",
+                    scaling: str | None, feature_selection: str | float | None) -> None:  # fmt: skip
+    """The errors and the feature-scale warning that the preprocessing and ``estimator.fit``
+    give on the run's training part, in their own words: the harness checks a grid in its
+    own words and fits on its own search's graph, where the estimator does not check the scales."""
+    from ..utils._validation import warn_if_unscaled
+
+    estimator._validate_params()
+    fold = next(protocol.splitter().split(X, Y))
+    if hasattr(estimator, "_check_n_neighbors"):
+        estimator._check_n_neighbors(len(fold.train), estimator.search_width(len(fold.train)))
+    checks_scales = not getattr(estimator, "_normalises_features", True) and (scaling or "none") == "none"
+    if checks_scales or _feature_selection(feature_selection) is not None:
+        X_train = _preprocess(X[fold.train], X[fold.test], Y[fold.train], scaling, feature_selection)[0]
+        if checks_scales:
+            warn_if_unscaled(X_train, estimator)
+
+
+def _warn_again(records: Sequence[Mapping[str, Any]]) -> None:
+    """Raise again the warnings the harness recorded for the cell (the user of a single run
+    sees what fitting and predicting warned, as when calling the estimator directly)."""
+    import warnings
+
+    for record in records:
+        warnings.warn(record["message"], _warning_class(record["category"]), stacklevel=2)
+
+
+def _warning_class(name: str) -> type[Warning]:
+    """The warning class of that ``module.qualname`` (what the harness records): every class
+    that was raised is loaded, so it is among the subclasses of Warning."""
+    pending: list[type[Warning]] = [Warning]
+    while pending:
+        cls = pending.pop()
+        if f"{cls.__module__}.{cls.__qualname__}" == name:
+            return cls
+        pending += cls.__subclasses__()
+    return UserWarning
 
 
 def single_run(data: str | None, algorithm: str, k: int, seed: int, console: Console | None = None, *,
                test: str | None = None, scaling: str | None = None, feature_selection: str | float | None = None,
                neighbors: str | None = None, param: Sequence[str] | None = (),
                labels: str | None = None) -> dict[str, float]:  # fmt: skip
-    """The original ``mlknn run``: fit one algorithm, evaluate, print every metric."""
+    """``mlknn run`` on one dataset: one cell of the harness (protocol ``"given"``), every metric printed."""
+    import tempfile
+
     from .._registry import make_estimator
-    from ..metrics import GREATER_IS_BETTER, evaluate
+    from ..experiments import ExperimentConfig, PreprocessingConfig, ProtocolConfig, ResultsDB, run_experiment
+    from ..metrics import GREATER_IS_BETTER
 
     console = console or Console()
-    X_train, X_test, Y_train, Y_test, description = load_split(data, seed, test=test, labels=labels)
-    X_train, X_test, prep = _preprocess(X_train, X_test, Y_train, scaling, feature_selection)
+    X, Y, n_test, description = _run_data(data, seed, test, labels)
     cls = _estimator_class(algorithm)
     params = _single_params(cls, algorithm, k, seed, neighbors, param)
-    estimator = make_estimator(algorithm, **params)
-    start = time.perf_counter()
-    estimator.fit(X_train, Y_train)
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    Y_pred = estimator.predict(X_test)
-    Y_score = estimator.predict_proba(X_test) if hasattr(estimator, "predict_proba") else None
-    predict_s = time.perf_counter() - start
-    Y_pred = Y_pred.toarray() if hasattr(Y_pred, "toarray") else np.asarray(Y_pred)
-    metrics = evaluate(Y_test, Y_pred, Y_score)
-    title = f"{type(estimator).__name__}({', '.join(f'{a}={b}' for a, b in params.items())}) on {description}"
+    protocol = ProtocolConfig("given", seed=seed, n_test=n_test)
+    _check_like_fit(make_estimator(algorithm, **params), X, Y, protocol, scaling, feature_selection)
+    fs = _feature_selection(feature_selection)
+    cfg = ExperimentConfig(
+        datasets=("data",), algorithms=(algorithm,),
+        params=tuple(("*", name, (v,)) for name, v in params.items() if name not in ("random_state", "neighbors")),
+        protocol=protocol,
+        preprocessing=PreprocessingConfig(scaling=scaling or "none", feature_selection=fs),
+        neighbors=neighbors or "brute",
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp, ResultsDB(Path(tmp) / "run.db") as db:
+        info = run_experiment(cfg, db, data={"data": (X, Y)})
+        rows = db.rows()
+        _warn_again([w for w in db.warnings() if w["stage"] != "error"])
+    if info["failed"]:
+        raise ValueError(info["errors"][0]["message"])
+    values = {r["metric"]: r["value"] for r in rows}
+    # The metrics in evaluate()'s order, without the harness's own search measure.
+    metrics = {m: values[m] for m in GREATER_IS_BETTER if m in values}
+    metrics.update({m: v for m, v in values.items() if m not in GREATER_IS_BETTER and m != "search_recall"})
+    cell = rows[0]
+    title = f"{cls.__name__}({', '.join(f'{a}={b}' for a, b in params.items())}) on {description}"
     console.print(format_metrics_table(metrics, title=title, greater_is_better=GREATER_IS_BETTER))
     console.print(
-        f"train {X_train.shape[0]} x {X_train.shape[1]}, test {X_test.shape[0]}, "
-        f"{Y_train.shape[1]} labels; {prep}; fit {fit_s:.2f} s, predict {predict_s:.2f} s",
+        f"train {cell['n_train']} x {cell['n_features']}, test {cell['n_test']}, {cell['n_labels']} labels; "
+        f"{_preprocessing_text(scaling, fs)}; fit {cell['fit_seconds'] + cell['search_seconds']:.2f} s, "
+        f"predict {cell['predict_seconds']:.2f} s",
         markup=False, highlight=False, soft_wrap=True,
     )  # fmt: skip
     return metrics

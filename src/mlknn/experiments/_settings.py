@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-from ..model_selection import RepeatedHoldout, RepeatedMultilabelKFold, make_protocol
+from ..model_selection import GivenSplit, RepeatedHoldout, RepeatedMultilabelKFold, make_protocol
 from ..model_selection._prequential import PrequentialSplit
 from ..preprocessing import CHI2_RULES
 from ._parsing import canonical_json
@@ -16,10 +16,12 @@ class ProtocolConfig:
 
     Parameters
     ----------
-    name : {"kfold", "5x2", "holdout", "prequential"}, default="5x2"
+    name : {"kfold", "5x2", "holdout", "prequential", "given"}, default="5x2"
         The protocol. ``"prequential"``: test-then-train over the data as a
         stream, one fold per batch (:class:`~mlknn.model_selection._prequential.PrequentialSplit`;
-        docs/streams.md).
+        docs/streams.md). ``"given"``: the one split of a single run, the data's
+        own (``n_test``) or a seeded one of ``test_size`` (default 50/50)
+        (:class:`~mlknn.model_selection.GivenSplit`).
     n_splits, n_repeats : int, default=None
         Override the protocol's folds and repetitions.
     test_size : float, default=None
@@ -34,6 +36,9 @@ class ProtocolConfig:
     shuffle : bool, default=False
         Prequential only: a stream in a random order drawn from ``seed``
         instead of the file order.
+    n_test : int, default=None
+        Protocol ``"given"`` only: the data's last ``n_test`` rows are its fixed
+        test part.
     """
 
     name: str = "5x2"
@@ -44,17 +49,23 @@ class ProtocolConfig:
     seed: int = 0
     batch: int | None = None
     shuffle: bool = False
+    n_test: int | None = None
 
-    def splitter(self) -> RepeatedMultilabelKFold | RepeatedHoldout | PrequentialSplit:
+    def splitter(self) -> RepeatedMultilabelKFold | RepeatedHoldout | PrequentialSplit | GivenSplit:
         """The splitter of this protocol.
 
         Returns
         -------
-        RepeatedMultilabelKFold, RepeatedHoldout or PrequentialSplit
-            From :func:`mlknn.model_selection.make_protocol`, or the prequential splits.
+        RepeatedMultilabelKFold, RepeatedHoldout, PrequentialSplit or GivenSplit
+            From :func:`mlknn.model_selection.make_protocol`, or the prequential splits,
+            or the given split.
         """
         if self.name == "prequential":
             return self._prequential()
+        if self.name == "given":
+            return GivenSplit(self.n_test, 0.5 if self.test_size is None else self.test_size, self.seed)
+        if self.n_test is not None:
+            raise ValueError(f"The 'n_test' setting is for protocol 'given'; the protocol is {self.name!r}.")
         if self.batch is not None or self.shuffle:
             raise ValueError(
                 f"The 'batch' and 'shuffle' settings are for protocol 'prequential'; the protocol is "

@@ -24,6 +24,7 @@ out-of-sample posteriors: exact leave-one-out from one fit for the count methods
 (docs/loo.md), K-fold cross-fitting for the others.
 """
 
+from ._given import GivenSplit
 from ._loo import has_exact_loo, loo_predict_proba, loo_predict_topk
 from ._split import (
     PROTOCOLS,
@@ -38,6 +39,7 @@ from ._split import (
 __all__ = [
     "PROTOCOLS",
     "Fold",
+    "GivenSplit",
     "RepeatedHoldout",
     "RepeatedMultilabelKFold",
     "decode_indices",
