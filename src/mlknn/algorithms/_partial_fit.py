@@ -13,9 +13,10 @@ concatenation. Hence the guarantee: after ``partial_fit`` on batches B1, ..., Bm
 every fitted attribute equals ``fit`` on the concatenation of B1, ..., Bm in that
 order (with ``max_samples``: on its last ``max_samples`` rows).
 
-Only exact backends take part (``"brute"``, ``"auto"``, ``"faiss"``, ``"torch"``):
-the lists are maintained by the exact kernel, whose answers those backends equal by
-their contract. A refused batch (wrong shape, NaN, empty) raises before anything is
+The exact backends (``"brute"``, ``"auto"``, ``"faiss"``, ``"torch"``) keep that
+guarantee: the lists are maintained by the exact kernel, whose answers those
+backends equal by their contract. ``"voyager"`` grows its HNSW index instead and
+keeps a weaker, stated one (see ``partial_fit``). A refused batch (wrong shape, NaN, empty) raises before anything is
 assigned, so the fitted model is unchanged.
 """
 
@@ -28,7 +29,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import KNNMultiLabelBase, container_kind, num_rows
-from ..neighbors import BruteNeighbors, FaissNeighbors, NeighborGraph, TorchNeighbors, get_backend
+from ..neighbors import BruteNeighbors, FaissNeighbors, NeighborGraph, TorchNeighbors, VoyagerNeighbors, get_backend
 from ..neighbors import _incremental as incremental
 from ..utils._missing_labels import split_unknown_labels, unknown_like
 from ..utils._param_validation import Integral, Interval
@@ -41,6 +42,9 @@ MAX_SAMPLES_CONSTRAINT = [Interval(Integral, 2, None, closed="left"), None]
 #: The backends whose neighbours the incremental lists reproduce (exact ones).
 INCREMENTAL_BACKENDS = ("auto", "brute", "faiss", "torch")
 _INCREMENTAL_TYPES = (BruteNeighbors, FaissNeighbors, TorchNeighbors)
+#: Approximate backends whose index grows by the batch (their contract: docs/streams.md).
+GROWING_BACKENDS = ("voyager",)
+_GROWING_TYPES = (VoyagerNeighbors,)
 
 # Parameters that shape the kept state: changing one between calls needs a new start.
 _STATE_PARAMS = ("n_neighbors", "metric", "neighbors", "max_samples", "hubness", "missing_labels")
@@ -134,6 +138,14 @@ class _PartialFitMixin:
         index, and the estimator's own statistics from the updated graph (see
         docs/streams.md).
 
+        With ``neighbors="voyager"`` (an approximate index that can add points) the
+        index is grown by the batch, and the model equals ``fit_from_graph`` on this
+        graph instead: each new row's list is the grown index's answer (queried
+        after the batch was added, its own index removed: voyager's approximate
+        contract); each old row's list takes a new row exactly when that row is
+        strictly closer than the list's current k-th neighbour (exact distances, as
+        on the exact path). ``max_samples`` needs an exact backend.
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -194,8 +206,7 @@ class _PartialFitMixin:
         params = {name: getattr(self, name, None) for name in _STATE_PARAMS}
         slots = self._state_width()
         nn, kernel = self._fit_indexes(X)
-        sq, ind = incremental.loo_state(kernel, min(slots, X.shape[0] - 1))
-        sq, ind = _pad(sq, ind, slots)
+        sq, ind = self._first_lists(nn, kernel, slots)
         work = copy.copy(self)
         tables = work._refit_from_state(X, Y, unknown, sq, ind, kernel, nn, (y_dtype, container), _HistogramKeeper())
         work._stream_ = _StreamState(X, Y, unknown, sq, ind, kernel, nn, params, slots, X.shape[0], tables)
@@ -207,7 +218,8 @@ class _PartialFitMixin:
         leave-one-out search (``fit``'s cost, once)."""
         nn = getattr(self, "nn_", None)
         X, Y = getattr(nn, "_fit_X", None), getattr(self, "_fit_Y", None)
-        if (X is None or Y is None or self.metric == "cosine" or not isinstance(nn, _INCREMENTAL_TYPES)
+        if (X is None or Y is None or self.metric == "cosine"
+                or not isinstance(nn, _INCREMENTAL_TYPES + _GROWING_TYPES)
                 or X.shape[0] != self.n_train_):
             raise ValueError(
                 f"This {type(self).__name__} was fitted with fit() in a way partial_fit cannot continue "
@@ -218,7 +230,7 @@ class _PartialFitMixin:
         self._check_incremental_backend()
         slots = self._state_width()
         kernel = nn if isinstance(nn, BruteNeighbors) else BruteNeighbors(metric=self.metric, n_jobs=self.n_jobs).fit(X)
-        sq, ind = _pad(*incremental.loo_state(kernel, min(slots, X.shape[0] - 1)), slots)
+        sq, ind = self._first_lists(nn, kernel, slots)
         params = {name: getattr(self, name, None) for name in _STATE_PARAMS}
         unknown = getattr(self, "_fit_unknown", None)
         return _StreamState(X, Y, unknown, sq, ind, kernel, nn, params, slots, X.shape[0])
@@ -240,8 +252,15 @@ class _PartialFitMixin:
             n_old = state.X.shape[0]
             X_all, Y_all = _stack(state.X, X), _stack_labels(state.Y, Y)
             unknown_all = _stack_unknown(state.unknown, unknown, state.Y, Y)
-            nn, kernel = self._fit_indexes(X_all)
+            if isinstance(state.nn, _GROWING_TYPES):
+                nn, kernel = self._grow_indexes(state.nn, X, X_all)
+            else:
+                nn, kernel = self._fit_indexes(X_all)
             sq, ind = incremental.append_rows(kernel, n_old, state.sqdist, state.indices, state.width)
+            if nn is not state.nn and isinstance(nn, _GROWING_TYPES):
+                # The new rows' own lists are the grown index's answer (the old rows'
+                # updates above are exact: append_rows compares true distances).
+                sq[n_old:], ind[n_old:] = incremental.approximate_lists(nn, kernel, X, n_old, state.width)
             n_drop = 0 if window is None else max(0, X_all.shape[0] - window)
             if n_drop:
                 X_all, Y_all = X_all[n_drop:], Y_all[n_drop:]
@@ -314,6 +333,20 @@ class _PartialFitMixin:
         kernel = nn if isinstance(nn, BruteNeighbors) else BruteNeighbors(metric=self.metric, n_jobs=self.n_jobs).fit(X)
         return nn, kernel
 
+    def _first_lists(self: Any, nn: Any, kernel: Any, slots: int) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+        """The first kept lists: the exact leave-one-out search, or, for a backend
+        that grows, its own leave-one-out graph (with exact squared distances)."""
+        if isinstance(nn, _GROWING_TYPES):
+            return incremental.approximate_lists(nn, kernel, None, 0, slots)
+        n = kernel._index.layout.X.shape[0]
+        return _pad(*incremental.loo_state(kernel, min(slots, n - 1)), slots)
+
+    def _grow_indexes(self: Any, nn: Any, X: MatrixLike, X_all: MatrixLike) -> tuple[Any, Any]:
+        """The approximate index grown by the batch (a copy: a failure leaves the
+        fitted one as it was) and the exact kernel on every row."""
+        grown = copy.deepcopy(nn).add(X)
+        return grown, BruteNeighbors(metric=self.metric, n_jobs=self.n_jobs).fit(X_all)
+
     def _state_width(self: Any) -> int:
         """Slots per row: the search width, twice that with a window (the spare
         neighbours stand in when a row's neighbours leave it)."""
@@ -324,12 +357,21 @@ class _PartialFitMixin:
         neighbors = self.neighbors
         ok = neighbors in INCREMENTAL_BACKENDS if isinstance(neighbors, str) else isinstance(
             neighbors, _INCREMENTAL_TYPES)
-        if not ok:
-            name = neighbors if isinstance(neighbors, str) else type(neighbors).__name__
+        grows = neighbors in GROWING_BACKENDS if isinstance(neighbors, str) else isinstance(
+            neighbors, _GROWING_TYPES)
+        name = neighbors if isinstance(neighbors, str) else type(neighbors).__name__
+        if not (ok or grows):
             raise ValueError(
-                f"partial_fit of {type(self).__name__} needs an exact backend whose neighbour lists it can "
-                f"extend: neighbors in {INCREMENTAL_BACKENDS}. Got neighbors={name!r}; an approximate or "
-                "precomputed index cannot be updated exactly (refit with fit instead)."
+                f"partial_fit of {type(self).__name__} needs a backend whose neighbour lists it can "
+                f"extend: an exact one, neighbors in {INCREMENTAL_BACKENDS}, or an approximate one whose "
+                f"index can add points, neighbors in {GROWING_BACKENDS} (see docs/streams.md for its "
+                f"contract). Got neighbors={name!r}, whose index cannot be extended (refit with fit instead)."
+            )
+        if grows and self.max_samples is not None:
+            raise ValueError(
+                f"partial_fit of {type(self).__name__} with max_samples={self.max_samples} needs an exact "
+                f"backend, neighbors in {INCREMENTAL_BACKENDS} (got neighbors={name!r}: an approximate index "
+                "cannot remove the rows that leave the window)."
             )
         if type(self)._transform_features is not KNNMultiLabelBase._transform_features:
             raise ValueError(f"partial_fit of {type(self).__name__} is not available: it rescales X on fit.")

@@ -159,6 +159,37 @@ class _CandidateBackend(BaseEstimator, metaclass=ABCMeta):
     def _build(self, X32: MatrixLike) -> None:
         """Index the float32 training points (each subclass wraps its library here)."""
 
+    def add(self, X: MatrixLike) -> Self:
+        """Append points to the fitted index (backends whose library can add points).
+
+        The new points take the indices ``n_samples_fit_, ...`` in their order; the
+        index is grown, not rebuilt, so its graph is not the one ``fit`` on all the
+        points would build (the approximate contract is the library's, as for ``fit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The points to add.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "n_samples_fit_")
+        X = check_query_features(self._prepare(X), self.n_features_in_)
+        self._grow(self._as_float32(X))
+        stack = sp.vstack if sp.issparse(X) else np.vstack
+        self._fit_X = stack([self._fit_X, X])
+        self._fit_sqnorm = np.concatenate([self._fit_sqnorm, prepared_sqnorms(X)])
+        self._fit_sqnorm_max = float(self._fit_sqnorm.max(initial=0.0))
+        self._brute = None
+        self.n_samples_fit_ = self._fit_X.shape[0]
+        return self
+
+    def _grow(self, X32: MatrixLike) -> None:
+        """Add float32 points to the built index (only backends that can)."""
+        raise NotImplementedError(f"neighbors={self._name!r} cannot add points to a fitted index.")
+
     @abstractmethod
     def _search(self, Q32: MatrixLike | None, width: int) -> tuple[IntArray, FloatArray]:
         """``width`` candidates of each query (None: the training points, leave-one-out):

@@ -245,3 +245,51 @@ def _insert(sq: NDArray[np.float64], ind: Index, rows: Index, cols: Index, value
     top_ind = np.where(top_ind == np.iinfo(np.intp).max, PAD, top_ind)
     sq[touched] = top_sq
     ind[touched] = top_ind
+
+
+def approximate_lists(
+    index: Any, kernel: Any, X: Any, start: int, width: int
+) -> tuple[NDArray[np.float64], Index]:
+    """Leave-one-out lists from an approximate index, with exact squared distances.
+
+    The approximate contract of ``partial_fit`` with a backend that grows (see
+    docs/streams.md): which rows a list holds is the index's answer; their squared
+    distances are recomputed by :func:`exact_sqdist` (the function the old rows'
+    updates compare with) and the list is ordered by (squared distance, index).
+
+    Parameters
+    ----------
+    index : ApproximateNeighbors
+        Fitted on, or grown to, the same rows as ``kernel``.
+    kernel : BruteNeighbors
+        The exact kernel on every row.
+    X : {array-like, sparse matrix} or None
+        Rows ``start, start + 1, ...`` as given to ``fit`` (queried against the
+        index, their own index removed); None: every row (the index's
+        leave-one-out search, ``start`` must be 0).
+    start : int
+    width : int
+        Slots per row; lists narrower than that (few rows) are padded.
+
+    Returns
+    -------
+    sqdist : ndarray of shape (n_rows, width), float64
+    indices : ndarray of shape (n_rows, width), intp
+    """
+    layout = kernel._index.layout
+    n_all = layout.X.shape[0]
+    w = min(width, n_all - 1)
+    if X is None:
+        ind = index.kneighbors(None, n_neighbors=w, return_distance=False)
+    else:
+        ind = index.kneighbors(X, n_neighbors=w + 1, return_distance=False)
+        ind = drop_own_index(ind, start + np.arange(ind.shape[0]))
+    ind = np.asarray(ind, dtype=np.intp)
+    own = np.repeat(start + np.arange(ind.shape[0]), w)
+    sq = exact_sqdist(layout.X, layout.X, own, ind.ravel()).reshape(ind.shape)
+    order = np.lexsort((ind, sq))
+    sq, ind = np.take_along_axis(sq, order, axis=1), np.take_along_axis(ind, order, axis=1)
+    out_sq = np.full((ind.shape[0], width), np.inf)
+    out_ind = np.full((ind.shape[0], width), PAD, dtype=np.intp)
+    out_sq[:, :w], out_ind[:, :w] = sq, ind
+    return out_sq, out_ind
