@@ -12,7 +12,6 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from .utils._config import config_context, get_config, set_config
-from .utils._resources import InsufficientMemoryError, LongFitWarning
 
 if TYPE_CHECKING:  # the lazy names of __getattr__, for type checkers
     from ._registry import make_estimator
@@ -24,6 +23,7 @@ if TYPE_CHECKING:  # the lazy names of __getattr__, for type checkers
     from .algorithms._mlknn import MLkNN
     from .base import Explanation
     from .persistence import load, save
+    from .utils._resources import InsufficientMemoryError, LongFitWarning
     from .utils._validation import FeatureScaleWarning, LabelSpaceTooLargeError
 
 try:
@@ -42,6 +42,8 @@ _LAZY = {
     "Explanation": (".base", "Explanation"),
     "FeatureScaleWarning": (".utils._validation", "FeatureScaleWarning"),
     "LabelSpaceTooLargeError": (".utils._validation", "LabelSpaceTooLargeError"),
+    "InsufficientMemoryError": (".utils._resources", "InsufficientMemoryError"),
+    "LongFitWarning": (".utils._resources", "LongFitWarning"),
 }
 
 __all__ = [

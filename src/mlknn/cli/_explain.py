@@ -12,7 +12,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -76,6 +75,8 @@ def explain_command(
     seed: int = typer.Option(0, "--seed", help="random_state of the estimator."),
 ) -> None:
     """Explain one row: its top labels with the evidence behind them, and its neighbours."""
+    import numpy as np
+
     from .._registry import KNN_ESTIMATORS
     from ..datasets import load
     from ._run import _estimator_class, _preprocess, _single_params

@@ -9,25 +9,28 @@
   rerunning the same command completes only the missing cells.
 """
 
+# Postponed annotations: the array types below are only named for the type checker, so that
+# building the command line (and its --help) imports neither numpy nor scipy.
+from __future__ import annotations
+
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import TaskID
 
-from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 from ._format import format_metrics_table
 
 if TYPE_CHECKING:
     from ..experiments import ExperimentConfig, ProtocolConfig
+    from ..utils._typing import Estimator, LabelMatrix, MatrixLike
 
-#: A run's data: X_train, X_test, Y_train, Y_test and a one-line description.
-_Split: TypeAlias = tuple[MatrixLike, MatrixLike, LabelMatrix, LabelMatrix, str]
+    #: A run's data: X_train, X_test, Y_train, Y_test and a one-line description.
+    _Split: TypeAlias = tuple[MatrixLike, MatrixLike, LabelMatrix, LabelMatrix, str]
 
 
 def _load_fixed_split(train_path: str, test_path: str, labels: str | None = None) -> _Split:
@@ -218,6 +221,7 @@ def _run_data(data_name: str | None, seed: int, test: str | None,
 def _stacked(X_train: MatrixLike, X_test: MatrixLike, Y_train: LabelMatrix, Y_test: LabelMatrix,
              description: str) -> tuple[MatrixLike, LabelMatrix, int, str]:  # fmt: skip
     """The train part's rows, then the test part's, and the number of test rows."""
+    import numpy as np
     import scipy.sparse as sp
 
     X = sp.vstack([X_train, X_test], format="csr") if sp.issparse(X_train) else np.vstack([X_train, X_test])
@@ -225,7 +229,7 @@ def _stacked(X_train: MatrixLike, X_test: MatrixLike, Y_train: LabelMatrix, Y_te
     return X, Y, X_test.shape[0], description
 
 
-def _check_like_fit(estimator: Estimator, X: MatrixLike, Y: LabelMatrix, protocol: "ProtocolConfig",
+def _check_like_fit(estimator: Estimator, X: MatrixLike, Y: LabelMatrix, protocol: ProtocolConfig,
                     scaling: str | None, feature_selection: str | float | None) -> None:  # fmt: skip
     """The errors and the feature-scale warning that the preprocessing and ``estimator.fit``
     give on the run's training part, in their own words: the harness checks a grid in its
@@ -339,7 +343,7 @@ class RichProgress:
         self.description = description
         self.task: TaskID | None = None
 
-    def __enter__(self) -> "RichProgress":
+    def __enter__(self) -> RichProgress:
         self.progress.start()
         return self
 
@@ -375,7 +379,7 @@ def build_config(datasets: Sequence[str], *, config: str | Path | None = None, a
                  label_scope: str | None = None, neighbors: str | None = None,
                  missing_labels: float | None = None, batch: int | None = None, shuffle: bool | None = None,
                  threshold: Sequence[str] | None = None, conformal: Sequence[str] | None = None,
-                 calibration: bool | None = None) -> "ExperimentConfig":  # fmt: skip
+                 calibration: bool | None = None) -> ExperimentConfig:  # fmt: skip
     """An :class:`~mlknn.experiments.ExperimentConfig` from a TOML file and/or options
     (options override the file, through :meth:`ExperimentConfig.with_overrides`)."""
     from ..experiments import ExperimentConfig, config_from_dict, load_config
@@ -489,7 +493,7 @@ def _single_from_options(loc: Mapping[str, Any], console: Console) -> dict[str, 
 
 
 def grid_run(
-    cfg: "ExperimentConfig",
+    cfg: ExperimentConfig,
     db: str | Path,
     jobs: int | None,
     console: Console,
@@ -534,7 +538,7 @@ def grid_run(
     return info
 
 
-def protocol_description(cfg: "ExperimentConfig") -> str:
+def protocol_description(cfg: ExperimentConfig) -> str:
     """The grid's protocol in words, from its splitter: '1 x 3-fold cross-validation, seed 0'."""
     p: dict[str, Any] = dict(cfg.protocol.splitter().params())
     if cfg.protocol.name == "prequential":
@@ -580,7 +584,7 @@ def print_if_unscaled(X: MatrixLike, console: Console, what: str, effect: str) -
         )  # fmt: skip
 
 
-def _warn_unscaled_datasets(cfg: "ExperimentConfig", console: Console) -> None:
+def _warn_unscaled_datasets(cfg: ExperimentConfig, console: Console) -> None:
     """Before a grid: a line for each unscaled dataset whose feature ranges differ by orders
     of magnitude (the harness searches on the graph, where the estimators cannot check)."""
     from ..experiments._data import load_dataset
