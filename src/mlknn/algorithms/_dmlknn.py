@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term
-from ..base._loo import fit_one_wider
+from ..base import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, ExplainParts, KNNMultiLabelBase, Term, fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._budget import WORK_BYTES
 from ..utils._docstrings import fill_doc

@@ -19,9 +19,9 @@ from ..base import (
     ExplainParts,
     KNNMultiLabelBase,
     Term,
+    fit_one_wider,
     graph_rows,
 )
-from ..base._loo import fit_one_wider
 from ..neighbors import NeighborGraph
 from ..utils._docstrings import fill_doc
 from ..utils._param_validation import Interval, Real, StrOptions, get_chunk_n_rows

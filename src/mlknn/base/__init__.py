@@ -11,6 +11,7 @@ explanation (``_explain_api.py``), cross-fitting (``_loo.py``) and resource-guar
 from ._estimator import HUBNESS_CONSTRAINT, RANDOM_STATE_CONSTRAINT, KNNMultiLabelBase, MultiLabelMixin
 from ._explain_api import ExplainParts
 from ._explanation import Explanation, Term
+from ._loo import fit_one_wider
 from ._outputs import container_kind, graph_rows, num_rows
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "MultiLabelMixin",
     "Term",
     "container_kind",
+    "fit_one_wider",
     "graph_rows",
     "num_rows",
 ]

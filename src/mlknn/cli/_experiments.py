@@ -125,8 +125,7 @@ def reproduce_command(
     """Run a paper's protocol on the datasets present and compare with its tables, cell by cell."""
     import sys
 
-    from ..experiments import reproduce
-    from ..experiments._presets import get_preset
+    from ..experiments import get_preset, reproduce
     from ._run import RichProgress
 
     # A pipe or a log file gets rich's 80 columns by default: too narrow for the cells.

@@ -587,7 +587,7 @@ def print_if_unscaled(X: MatrixLike, console: Console, what: str, effect: str) -
 def _warn_unscaled_datasets(cfg: ExperimentConfig, console: Console) -> None:
     """Before a grid: a line for each unscaled dataset whose feature ranges differ by orders
     of magnitude (the harness searches on the graph, where the estimators cannot check)."""
-    from ..experiments._data import load_dataset
+    from ..experiments import load_dataset
 
     for name in cfg.datasets:
         if cfg.preprocessing_for(name).scaling != "none":

@@ -47,8 +47,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from ..model_selection import Fold, decode_indices, encode_indices
-from ..model_selection._split import indices_checksum
+from ..model_selection import Fold, decode_indices, encode_indices, indices_checksum
 
 #: 2: the ``warnings`` table (added to a version-1 database when it is opened).
 SCHEMA_VERSION = "2"

@@ -39,7 +39,7 @@ from ._settings import PreprocessingConfig
 from ._stream import StreamModel, can_update, carried_bytes
 
 if TYPE_CHECKING:
-    from ..neighbors._reuse import FoldGraphs
+    from ..neighbors import FoldGraphs
 
 #: Environment variable: seconds to sleep at the start of every fold task. Only
 #: for tests that interrupt a run on purpose (makes "mid-run" deterministic).

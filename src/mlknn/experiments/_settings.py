@@ -4,8 +4,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-from ..model_selection import GivenSplit, RepeatedHoldout, RepeatedMultilabelKFold, make_protocol
-from ..model_selection._prequential import PrequentialSplit
+from ..model_selection import GivenSplit, PrequentialSplit, RepeatedHoldout, RepeatedMultilabelKFold, make_protocol
 from ..preprocessing import CHI2_RULES
 from ._parsing import canonical_json
 

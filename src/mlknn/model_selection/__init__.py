@@ -49,3 +49,10 @@ __all__ = [
     "loo_predict_topk",
     "make_protocol",
 ]
+
+# For mlknn's other packages, not in __all__ (no public promise): the results database
+# records each fold's indices_checksum to tell a changed split from a stored one, and the
+# harness's prequential protocol splits with PrequentialSplit (its documentation is still
+# short of the public API's).
+from ._prequential import PrequentialSplit as PrequentialSplit
+from ._split import indices_checksum as indices_checksum

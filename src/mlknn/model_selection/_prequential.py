@@ -52,7 +52,7 @@ class PrequentialSplit:
     Examples
     --------
     >>> import numpy as np
-    >>> from mlknn.model_selection._prequential import PrequentialSplit
+    >>> from mlknn.model_selection import PrequentialSplit
     >>> cv = PrequentialSplit(batch_size=2, n_initial=3)
     >>> [(f.fold, f.train.tolist(), f.test.tolist()) for f in cv.split(np.zeros((7, 1)), None)]
     [(0, [0, 1, 2], [3, 4]), (1, [0, 1, 2, 3, 4], [5, 6])]

@@ -104,3 +104,7 @@ __all__ = [
     "row_sqnorms",
     "unchecked_graph",
 ]
+
+# For mlknn's other packages, not in __all__ (no public promise): FoldGraphs is the type of
+# one fold's (index, train graph, test graph) that compute_graphs builds for the harness.
+from ._reuse import FoldGraphs as FoldGraphs
