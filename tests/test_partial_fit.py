@@ -248,7 +248,7 @@ def test_changed_parameters_are_refused():
         model.partial_fit(X[20:], Y[20:])
 
 
-@pytest.mark.parametrize("backend", ["hnswlib", "pynndescent", "faiss-ivf", "precomputed"])
+@pytest.mark.parametrize("backend", ["pynndescent", "faiss-ivf", "precomputed"])
 def test_backends_that_cannot_extend_are_refused(backend):
     rng = np.random.default_rng(9)
     X, Y = _data(rng, 30, 2, 2)

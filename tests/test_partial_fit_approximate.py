@@ -1,4 +1,4 @@
-"""partial_fit with an approximate backend that grows its index (voyager's HNSW).
+"""partial_fit with an approximate backend that grows its index (the HNSW ones).
 
 The contract (docs/streams.md): each new row's list is the grown index's answer
 (queried after the batch was added, its own index removed); each old row's list
@@ -8,13 +8,25 @@ here by hand from the index's ``kneighbors`` and numpy distances, and the stream
 model must equal ``fit_from_graph`` on it.
 """
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 from mlknn import DMLkNN, MLkNN
-from mlknn.neighbors import BruteNeighbors, NeighborGraph, VoyagerNeighbors
+from mlknn.neighbors import BruteNeighbors, FaissHNSWNeighbors, HnswlibNeighbors, NeighborGraph, VoyagerNeighbors
 
-pytest.importorskip("voyager")
+# Each growing backend with a deliberately poor HNSW (recall well below 1 here): the
+# contract graph then differs from the exact one, so the test tells the two apart.
+_WEAK = {
+    "voyager": lambda: VoyagerNeighbors(M=2, ef_construction=4, ef=1, random_state=0, n_jobs=1),
+    "hnswlib": lambda: HnswlibNeighbors(M=2, ef_construction=4, ef=1, random_state=0, n_jobs=1),
+    "faiss-hnsw": lambda: FaissHNSWNeighbors(M=2, ef_construction=4, ef_search=1, n_jobs=1),
+}
+_MODULE = {"voyager": "voyager", "hnswlib": "hnswlib", "faiss-hnsw": "faiss"}
+GROWING = [pytest.param(name, marks=pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                                                        reason=f"{module} is not installed"))
+           for name, module in _MODULE.items()]
 
 
 def _fitted(model):
@@ -59,16 +71,13 @@ X = rng.normal(size=(160, 24))
 Y = (rng.random((160, 4)) < 0.3).astype(np.uint8)
 
 
-def _weak_index():
-    """A deliberately poor HNSW (recall well below 1 here): the contract graph then
-    differs from the exact one, so the test tells the two apart."""
-    return VoyagerNeighbors(M=2, ef_construction=4, ef=1, random_state=0, n_jobs=1)
-
-
+@pytest.mark.parametrize("backend", GROWING)
 @pytest.mark.parametrize("start", ["partial_fit", "fit"])
-@pytest.mark.parametrize("make", [lambda: MLkNN(n_neighbors=5, neighbors=_weak_index()),
-                                  lambda: DMLkNN(n_neighbors=5, neighbors=_weak_index())], ids=["MLkNN", "DMLkNN"])
-def test_growing_backend_equals_fit_from_graph_on_its_contract_graph(make, start):
+@pytest.mark.parametrize("estimator", [MLkNN, DMLkNN])
+def test_growing_backend_equals_fit_from_graph_on_its_contract_graph(estimator, start, backend):
+    def make():
+        return estimator(n_neighbors=5, neighbors=_WEAK[backend]())
+
     model = make()
     graph = _contract_graph(model, X, [50, 90, 91, 130], 5, start)
     exact = BruteNeighbors().fit(X).kneighbors(n_neighbors=5, return_distance=False)
@@ -84,18 +93,21 @@ def test_growing_backend_equals_fit_from_graph_on_its_contract_graph(make, start
     assert model.nn_.n_samples_fit_ == X.shape[0]
 
 
-def test_growing_backend_refuses_a_window_naming_the_exact_backends():
+@pytest.mark.parametrize("backend", GROWING)
+def test_growing_backend_refuses_a_window_naming_the_exact_backends(backend):
     with pytest.raises(ValueError, match="max_samples.*brute"):
-        MLkNN(n_neighbors=3, neighbors="voyager", max_samples=50).partial_fit(X[:20], Y[:20])
+        MLkNN(n_neighbors=3, neighbors=backend, max_samples=50).partial_fit(X[:20], Y[:20])
 
 
-def test_backends_that_cannot_grow_name_the_ones_that_can():
-    with pytest.raises(ValueError, match="voyager"):
-        MLkNN(n_neighbors=3, neighbors="pynndescent").partial_fit(X[:20], Y[:20])
+@pytest.mark.parametrize("backend", ["pynndescent", "faiss-ivf"])
+def test_backends_that_cannot_grow_name_the_ones_that_can(backend):
+    with pytest.raises(ValueError, match="voyager.*hnswlib.*faiss-hnsw"):
+        MLkNN(n_neighbors=3, neighbors=backend).partial_fit(X[:20], Y[:20])
 
 
-def test_refused_batch_leaves_the_grown_index_unchanged():
-    model = MLkNN(n_neighbors=3, neighbors="voyager").partial_fit(X[:30], Y[:30])
+@pytest.mark.parametrize("backend", GROWING)
+def test_refused_batch_leaves_the_grown_index_unchanged(backend):
+    model = MLkNN(n_neighbors=3, neighbors=backend).partial_fit(X[:30], Y[:30])
     nn, proba = model.nn_, model.predict_proba(X[:5])
     with pytest.raises(ValueError):
         model.partial_fit(X[30:40, :3], Y[30:40])

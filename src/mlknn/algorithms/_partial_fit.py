@@ -15,9 +15,10 @@ order (with ``max_samples``: on its last ``max_samples`` rows).
 
 The exact backends (``"brute"``, ``"auto"``, ``"faiss"``, ``"torch"``) keep that
 guarantee: the lists are maintained by the exact kernel, whose answers those
-backends equal by their contract. ``"voyager"`` grows its HNSW index instead and
-keeps a weaker, stated one (see ``partial_fit``). A refused batch (wrong shape, NaN, empty) raises before anything is
-assigned, so the fitted model is unchanged.
+backends equal by their contract. The HNSW backends (``"voyager"``, ``"hnswlib"``,
+``"faiss-hnsw"``) grow their index instead and keep a weaker, stated one (see
+``partial_fit``). A refused batch (wrong shape, NaN, empty) raises before anything
+is assigned, so the fitted model is unchanged.
 """
 
 import copy
@@ -29,7 +30,15 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import KNNMultiLabelBase, container_kind, num_rows
-from ..neighbors import BruteNeighbors, FaissNeighbors, NeighborGraph, TorchNeighbors, VoyagerNeighbors, get_backend
+from ..neighbors import (
+    BruteNeighbors,
+    FaissHNSWNeighbors,
+    FaissNeighbors,
+    HnswlibNeighbors,
+    NeighborGraph,
+    TorchNeighbors,
+    get_backend,
+)
 from ..neighbors import _incremental as incremental
 from ..utils._missing_labels import split_unknown_labels, unknown_like
 from ..utils._param_validation import Integral, Interval
@@ -43,8 +52,9 @@ MAX_SAMPLES_CONSTRAINT = [Interval(Integral, 2, None, closed="left"), None]
 INCREMENTAL_BACKENDS = ("auto", "brute", "faiss", "torch")
 _INCREMENTAL_TYPES = (BruteNeighbors, FaissNeighbors, TorchNeighbors)
 #: Approximate backends whose index grows by the batch (their contract: docs/streams.md).
-GROWING_BACKENDS = ("voyager",)
-_GROWING_TYPES = (VoyagerNeighbors,)
+GROWING_BACKENDS = ("voyager", "hnswlib", "faiss-hnsw")
+# VoyagerNeighbors subclasses HnswlibNeighbors.
+_GROWING_TYPES = (HnswlibNeighbors, FaissHNSWNeighbors)
 
 # Parameters that shape the kept state: changing one between calls needs a new start.
 _STATE_PARAMS = ("n_neighbors", "metric", "neighbors", "max_samples", "hubness", "missing_labels")
@@ -138,11 +148,11 @@ class _PartialFitMixin:
         index, and the estimator's own statistics from the updated graph (see
         docs/streams.md).
 
-        With ``neighbors="voyager"`` (an approximate index that can add points) the
-        index is grown by the batch, and the model equals ``fit_from_graph`` on this
-        graph instead: each new row's list is the grown index's answer (queried
-        after the batch was added, its own index removed: voyager's approximate
-        contract); each old row's list takes a new row exactly when that row is
+        With ``neighbors`` in ``"voyager"``, ``"hnswlib"``, ``"faiss-hnsw"`` (HNSW
+        indexes that can add points) the index is grown by the batch, and the model
+        equals ``fit_from_graph`` on this graph instead: each new row's list is the
+        grown index's answer (queried after the batch was added, its own index
+        removed: the backend's approximate contract); each old row's list takes a new row exactly when that row is
         strictly closer than the list's current k-th neighbour (exact distances, as
         on the exact path). ``max_samples`` needs an exact backend.
 

@@ -297,6 +297,12 @@ class FaissHNSWNeighbors(_FaissBase):
         self._X32 = X32
         self._index = index
 
+    def _grow(self, X32: NDArray[np.float32]) -> None:
+        # faiss numbers added points after the existing ones, as the base class's add() does.
+        self._set_threads(_faiss(self._name))
+        self._index.add(X32)
+        self._X32 = np.vstack([self._X32, X32])
+
     def _prepare_search(self, width: int) -> None:
         self._index.hnsw.efSearch = max(int(self.ef_search), width)
 

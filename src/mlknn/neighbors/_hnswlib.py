@@ -92,6 +92,17 @@ class HnswlibNeighbors(_CandidateBackend):
         self._X32 = X32
         self._index = index
 
+    def _grow(self, X32: NDArray[np.float32]) -> None:
+        # The new points take the next indices, as in the base class's add().
+        n = self._X32.shape[0]
+        self._reserve(n + X32.shape[0])
+        self._index.add_items(X32, np.arange(n, n + X32.shape[0]), num_threads=self._threads())
+        self._X32 = np.vstack([self._X32, X32])
+
+    def _reserve(self, n_total: int) -> None:
+        """Make room for ``n_total`` points (hnswlib's index has a fixed capacity)."""
+        self._index.resize_index(n_total)
+
     def _search(self, Q32: NDArray[np.float32] | None, width: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
         Q32 = self._X32 if Q32 is None else Q32
         self._index.set_ef(max(int(self.ef), width))

@@ -83,11 +83,9 @@ class VoyagerNeighbors(HnswlibNeighbors):
         self._X32 = X32
         self._index = index
 
-    def _grow(self, X32: NDArray[np.float32]) -> None:
+    def _reserve(self, n_total: int) -> None:
         # voyager resizes its index past max_elements by itself.
-        n = self._X32.shape[0]
-        self._index.add_items(X32, np.arange(n, n + X32.shape[0]), num_threads=self._threads())
-        self._X32 = np.vstack([self._X32, X32])
+        pass
 
     def _search(self, Q32: NDArray[np.float32] | None, width: int) -> tuple[NDArray[np.intp], NDArray[np.float32]]:
         Q32 = self._X32 if Q32 is None else Q32
