@@ -122,14 +122,6 @@ ALLOWED_PRIVATE = {
     # The bound evaluate(at_k=...) reads from its own module at call time; the harness reads
     # the same global (not a copy in metrics/__init__) so that one setting moves both.
     ("experiments", "metrics._evaluate_at_k"): "DENSE_METRICS_MAX_CELLS, one mutable bound",
-    # Arrived during the session that added this test, in other helpers' work; each
-    # wants a public name in its package (follow-ups, see docs/DEVELOPING.md).
-    ("base", "hubness._constraints"): "the hubness parameter's constraint",
-    ("cli", "datasets._pinned"): "the pinned dataset table",
-    ("report", "datasets._arff"): "the ARFF reader's errors",
-    ("report", "experiments._data"): "the dataset loader of the harness",
-    ("report", "experiments._decisions"): "the decision rules' settings",
-    ("report", "experiments._ties"): "the tie variants of the report tables",
 }
 
 

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 # The ``hubness`` parameter's constraint, defined beside the reductions: an estimator
 # that accepts it adds ``"hubness": HUBNESS_CONSTRAINT`` to its constraints, and the
 # base class then widens the search and re-ranks every graph.
-from ..hubness._constraints import HUBNESS_CONSTRAINT
+from ..hubness import HUBNESS_CONSTRAINT
 from ..neighbors import (
     NEIGHBORS_CONSTRAINT,
     NeighborGraph,

@@ -20,10 +20,9 @@ def list_command() -> None:
     try:
         rows = list_datasets()
     except RuntimeError:  # no MLKNN_DATA and nothing fetched yet
-        from ..datasets import fetchable_datasets
-        from ..datasets._pinned import resolve
+        from ..datasets import fetchable_datasets, pinned_dataset
 
-        rows = [dict(resolve(name).row) for name in fetchable_datasets()]
+        rows = [dict(pinned_dataset(name).row) for name in fetchable_datasets()]
         console = Console()
         console.print(format_records_table(rows, columns, title="datasets that can be fetched", digits=3, compact=True))
         console.print("No dataset folder yet: `mlknn datasets fetch NAME` downloads one into the user cache (or set "
@@ -50,9 +49,8 @@ def fetch_command(
     base_url: str = typer.Option(None, "--base-url", help="Mirror of raw.githubusercontent.com (owner/repo/commit/path layout)."),
 ) -> None:
     """Download a benchmark dataset, checked against its pinned SHA-256."""
-    from ..datasets import _fetch
-    from ..datasets._pinned import resolve
+    from ..datasets import fetch, pinned_dataset
 
-    name = resolve(name).name
-    home = _fetch.fetch(name, data_home=data_home, base_url=base_url)
+    name = pinned_dataset(name).name
+    home = fetch(name, data_home=data_home, base_url=base_url)
     Console().print(f"{name}: ready in {home / name} (load it with data_home={str(home)!r} or MLKNN_DATA={home})", markup=False, highlight=False, soft_wrap=True)

@@ -79,3 +79,8 @@ __all__ = [
     "READ_FORMATS",
     "XC_SUFFIXES",
 ]
+
+# For mlknn's other packages, not in __all__ (no public promise): the CLI looks a name up
+# in the pinned table of fetchable datasets, and the report names an ARFF path by its stem.
+from ._arff import arff_stem as arff_stem
+from ._pinned import pinned_dataset as pinned_dataset

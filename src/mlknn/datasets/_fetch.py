@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import IO
 
 from ._manifest import ENV_VAR, MANIFEST
-from ._pinned import _COLUMNS, _REGISTRY, PinnedDataset, PinnedFile, fetchable_datasets, resolve  # noqa: F401
+from ._pinned import _COLUMNS, _REGISTRY, PinnedDataset, PinnedFile, fetchable_datasets, pinned_dataset  # noqa: F401
 
 __all__ = ["fetch", "fetchable_datasets", "default_data_home", "FetchError", "ChecksumError"]
 
@@ -443,7 +443,7 @@ def fetch(
     >>> load("emotions", data_home=home).X.shape      # doctest: +SKIP
     (593, 72)
     """
-    entry = resolve(name)
+    entry = pinned_dataset(name)
     home = Path(data_home).expanduser() if data_home is not None else default_data_home()
     folder = _safe_child(home, entry.name, what="dataset")
     row = dict(entry.row)

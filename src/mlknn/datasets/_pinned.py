@@ -161,7 +161,7 @@ def fetchable_datasets() -> list[str]:
     return list(_REGISTRY)
 
 
-def resolve(name: object) -> PinnedDataset:
+def pinned_dataset(name: object) -> PinnedDataset:
     """The pinned dataset called ``name`` (case-insensitive).
 
     Raises

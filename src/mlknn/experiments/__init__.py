@@ -51,6 +51,18 @@ __all__ = [
     "run_experiment",
 ]
 
+# The presets (public: added to __all__ below) and, for mlknn's other packages, the names
+# re-exported as "X as X" outside __all__ (no public promise): the report reloads a dataset
+# as the harness prepared it, and names and orders the tie variants and decision measures
+# the harness stores.
+from ._data import apply_prefilter as apply_prefilter
+from ._decisions import is_decision_measure as is_decision_measure
 from ._presets import COMPARISON_META, PRESETS, Preset, get_preset, reproduce
+from ._ties import RANKING_METRICS as RANKING_METRICS
+from ._ties import TIE_VARIANTS as TIE_VARIANTS
+from ._ties import base_metric as base_metric
+from ._ties import is_tie_variant as is_tie_variant
+from ._ties import tie_rule_of as tie_rule_of
 
 __all__ += ["COMPARISON_META", "PRESETS", "Preset", "get_preset", "reproduce"]
+

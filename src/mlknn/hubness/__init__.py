@@ -19,9 +19,11 @@ LocalScaling, MutualProximity, DisSimLocal
     objects) applies them in fit and in every query; see docs/hubness.md.
 make_reduction
     The reduction object for a ``hubness`` parameter value.
+HUBNESS_CONSTRAINT, REDUCTIONS
+    The ``hubness`` parameter's validation constraint, and its string values.
 """
 
-from ._constraints import REDUCTIONS
+from ._constraints import HUBNESS_CONSTRAINT, REDUCTIONS
 from ._dsl import DisSimLocal
 from ._factory import make_reduction
 from ._graph import HubnessGraph
@@ -37,6 +39,7 @@ from ._measures import (
 from ._mp import MutualProximity
 
 __all__ = [
+    "HUBNESS_CONSTRAINT",
     "REDUCTIONS",
     "DisSimLocal",
     "HubnessGraph",

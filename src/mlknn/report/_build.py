@@ -286,7 +286,7 @@ def _load_for_figures(
     ds: str, prep_json: str, data_home: str | os.PathLike[str] | None
 ) -> tuple[MatrixLike, LabelMatrix, list[str] | None]:
     from ..datasets import load
-    from ..experiments._data import apply_prefilter, load_dataset
+    from ..experiments import apply_prefilter, load_dataset
     from ..preprocessing import FoldPreprocessor, RareLabelFilter
 
     p = json.loads(prep_json)
@@ -346,8 +346,7 @@ def _split_groups(
         # The search's recall (approximate backends) describes the neighbour graph, not the
         # predictions: reported per dataset, kept out of the tables unless asked for by name.
         recall = [r for r in grows if r["metric"] == _SEARCH_RECALL]
-        from ..experiments._decisions import is_decision_measure
-        from ..experiments._ties import is_tie_variant
+        from ..experiments import is_decision_measure, is_tie_variant
 
         # The ranking measures under the other tie rules ("coverage[mulan]"...) likewise:
         # the default tables show the pessimistic reading, said in the setup section.
@@ -522,7 +521,7 @@ def build_report(db: "str | os.PathLike[str] | ResultsDB", out_dir: str | os.Pat
         if own:
             rdb.close()
     if metrics:
-        from ..experiments._ties import TIE_VARIANTS, is_tie_variant, tie_rule_of
+        from ..experiments import TIE_VARIANTS, is_tie_variant, tie_rule_of
         from ..metrics import METRIC_NAMES
 
         bad = [m for m in metrics if m not in METRIC_NAMES

@@ -168,6 +168,6 @@ def _conformal_section(g: Group) -> Section | None:
 
 def decision_rows(rows: Sequence[Row]) -> list[Row]:
     """The rows of the measures this module reports."""
-    from ..experiments._decisions import is_decision_measure
+    from ..experiments import is_decision_measure
 
     return [r for r in rows if is_decision_measure(r["metric"])]

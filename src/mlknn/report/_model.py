@@ -95,7 +95,7 @@ def dataset_label(name: object) -> str:
     """What a table shows for a dataset: a name as given, a path as its file stem."""
     text = str(name)
     if "/" in text or "\\" in text or text.lower().endswith((".arff", ".gz")):
-        from ..datasets._arff import arff_stem
+        from ..datasets import arff_stem
 
         return arff_stem(PurePath(text.replace("\\", "/")).name)
     return text

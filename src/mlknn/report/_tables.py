@@ -32,7 +32,7 @@ def split_columns(table: Table, max_columns: int = MAX_COLUMNS) -> list[Table]:
 
 
 def _gib(metric: str) -> bool:
-    from ..experiments._ties import base_metric
+    from ..experiments import base_metric
     from ..metrics import GREATER_IS_BETTER
 
     # "coverage[mulan]" (a tie rule's variant, mlknn.experiments._ties) goes the way of "coverage".
@@ -45,7 +45,7 @@ def _arrow(metric: str) -> str:
 
 def ties_paragraph(shown: Sequence[str], stored: Iterable[str]) -> str:
     """Which tie rule the ranking measures of the tables use, and which other rules are stored."""
-    from ..experiments._ties import RANKING_METRICS, TIE_VARIANTS, base_metric, is_tie_variant
+    from ..experiments import RANKING_METRICS, TIE_VARIANTS, base_metric, is_tie_variant
 
     variants = sorted({m for m in shown if is_tie_variant(m)})
     plain = [m for m in shown if m in RANKING_METRICS]
