@@ -428,3 +428,31 @@ def test_preset_config_and_comparison(tmp_path, tiny):
     assert c["paper_mean"] == 0.834 and c["our_mean"] == pytest.approx(0.84)
     assert c["z"] == pytest.approx((0.84 - 0.834) / 0.005) and c["within_2sd"]
     assert c["n_folds"] == 2
+
+
+def _open_fresh_db(path, barrier, results):
+    barrier.wait()
+    try:
+        ResultsDB(path).close()
+        results.put("ok")
+    except Exception as exc:  # reported to the parent, which asserts on it
+        results.put(repr(exc))
+
+
+def test_two_processes_opening_one_new_database_at_once(tmp_path):
+    # Switching a new database to WAL meets the other process's lock; before the retry
+    # most of these pairs failed with "database is locked".
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    outcomes = []
+    for i in range(12):
+        barrier, results = ctx.Barrier(2), ctx.Queue()
+        procs = [ctx.Process(target=_open_fresh_db, args=(tmp_path / f"r{i}.db", barrier, results))
+                 for _ in range(2)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(timeout=60)
+        outcomes += [results.get(timeout=5), results.get(timeout=5)]
+    assert outcomes == ["ok"] * 24

@@ -42,6 +42,7 @@ import json
 import math
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -136,7 +137,7 @@ class ResultsDB:
             raise FileNotFoundError(f"The folder of the results database {str(self.path)!r} does not exist.")
         self.conn = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None)
         self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        self.conn.execute("PRAGMA journal_mode = WAL")
+        self._switch_to_wal(timeout)
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self._begin()
         try:
@@ -149,6 +150,21 @@ class ResultsDB:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+
+    def _switch_to_wal(self, timeout: float) -> None:
+        # Switching a database to WAL takes an exclusive lock, and SQLite answers a switch
+        # that meets another connection's lock with "database is locked" at once, without
+        # calling the busy handler. Two runs that open one new database at the same moment
+        # meet exactly that, so the switch is retried here for up to the busy timeout.
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.005)
 
     def _begin(self) -> None:
         # IMMEDIATE takes the write lock at once (waiting up to the busy timeout),
