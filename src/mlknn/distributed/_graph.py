@@ -146,8 +146,11 @@ class TrainingIndex:
     Parameters
     ----------
     X : {ndarray, sparse matrix, dask array} of shape (n_train, n_features)
+        The training points, cut into blocks and scattered to the workers once.
     client : distributed.Client
+        The Dask client whose workers hold the blocks and run the searches.
     metric : {"euclidean", "sqeuclidean", "cosine"}
+        The distance the searches rank neighbours by.
     train_block : int, optional
         Rows per training block; default :func:`default_train_block` (as many rows
         as fit in 256 MB: one block for most data sets).
@@ -155,6 +158,7 @@ class TrainingIndex:
         Rows per query block of the leave-one-out searches (sub-blocks of the
         training blocks); default :func:`default_query_block`.
     retries : int
+        Passed to every ``client.submit`` (a task that raises is run again).
 
     See Also
     --------
@@ -362,12 +366,15 @@ def kneighbors_graph(
     Parameters
     ----------
     X_train : {ndarray, sparse matrix, dask array} of shape (n_train, n_features)
+        The points searched among (the graph's columns).
     X_query : {ndarray, sparse matrix, dask array} of shape (n_queries, n_features), optional
         None: the leave-one-out graph of the training set.
     n_neighbors : int
+        The number of neighbours k kept per query point.
     client : distributed.Client, optional
         Default: the current default client.
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        The distance the neighbours are ranked by.
     train_block : int, optional
         Rows per training block. Default: as many as fit in 256 MB (one block for
         most data sets). Every worker holds the training block it searches, so this
