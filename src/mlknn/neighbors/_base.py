@@ -332,6 +332,7 @@ def build_graph(index: Any, X: MatrixLike = None, n_neighbors: int = 10) -> Neig
     Parameters
     ----------
     index : fitted backend
+        Anything with ``kneighbors(X, n_neighbors, return_distance=True)``.
     X : array-like or sparse matrix, optional
         Queries; None for the leave-one-out graph of the training set.
     n_neighbors : int

@@ -184,6 +184,7 @@ def drop_own_index(
     Parameters
     ----------
     ind : ndarray of shape (n_rows, w)
+        Neighbour indices, each row sorted by distance and one wider than wanted.
     own : ndarray of shape (n_rows,)
         The training index of each row's point.
     dist : ndarray of shape (n_rows, w), optional
@@ -224,7 +225,9 @@ def merge_topk(k: int, *parts: tuple[NDArray[Any], NDArray[Any]]) -> tuple[NDArr
     Parameters
     ----------
     k : int
+        The number of neighbours kept per query after the merge.
     *parts : tuples (distances, indices), each of shape (n_queries, k_i)
+        Partial neighbour lists of the same queries (e.g. one per training block).
 
     Returns
     -------

@@ -108,6 +108,7 @@ def knn_to_csr(indices: NDArray[Any], n_cols: int, values: ArrayLike | None = No
     indices : ndarray of shape (n_rows, k)
         Column (training) indices; row ``i`` stores its k entries in this order.
     n_cols : int
+        The number of columns of the matrix (the training set's size).
     values : array-like of shape (n_rows, k), optional
         Entry values (float64); 1 when omitted. Zeros are stored explicitly.
 

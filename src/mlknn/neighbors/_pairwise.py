@@ -49,7 +49,9 @@ def pairwise_distances(X: MatrixLike, Y: MatrixLike, metric: str = "euclidean") 
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_x, n_features)
+        The points of the result's rows.
     Y : {array-like, sparse matrix} of shape (n_y, n_features)
+        The points of the result's columns.
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
         ``"euclidean"``, ``"sqeuclidean"`` (the same neighbours) or ``"cosine"`` (``1 -
         cos(a, b)``).
@@ -102,6 +104,7 @@ def row_sqnorms(X: MatrixLike) -> NDArray[np.float64]:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n, d)
+        The points whose squared norms are returned.
 
     Returns
     -------

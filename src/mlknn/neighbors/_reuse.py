@@ -60,7 +60,9 @@ def compute_graphs(
     Parameters
     ----------
     X_train : {array-like, sparse matrix} of shape (n_train, n_features)
+        The training points, searched among.
     X_test : {array-like, sparse matrix} of shape (n_test, n_features), optional
+        The test points; their graph against ``X_train`` is computed too when given.
     max_k : int
         The widest neighbourhood any later use needs (for an estimator:
         ``est.search_width()`` at its largest k). Capped at ``n_train - 1``.
@@ -130,7 +132,9 @@ class GraphCache:
     Parameters
     ----------
     X_train, X_test : {array-like, sparse matrix}
+        The training and test points, as for :func:`compute_graphs`.
     max_k : int
+        The widest neighbourhood any later use needs, as for :func:`compute_graphs`.
     neighbors, metric, n_jobs, **params
         As for :func:`compute_graphs`.
 
