@@ -30,11 +30,13 @@ class DaskNeighbors(BaseEstimator):
     Parameters
     ----------
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        The distance the neighbours are ranked by.
     client : distributed.Client, optional
         Default: the default client of this process when ``fit`` runs.
     train_block, query_block : int, optional
         As for :func:`kneighbors_graph`.
     retries : int, default=1
+        Passed to every ``client.submit`` (a task that raises is run again).
     n_jobs, random_state : ignored
         The cluster's workers set the parallelism; the search is exact.
 

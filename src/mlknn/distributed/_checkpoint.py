@@ -137,10 +137,12 @@ def checkpointed_graph(
         float32 or float64; a path to a ``.npy`` file is memory-mapped, so only
         one training block is in memory at a time.
     n_neighbors : int, default=10
+        The number of neighbours k per point (leave-one-out).
     cache_dir : str or path
         Where the finished blocks are kept (created if needed). Rerunning with
         the same X and settings reads them back instead of computing them.
     metric : {"euclidean", "sqeuclidean", "cosine"}, default="euclidean"
+        The distance the neighbours are ranked by.
     query_block : int, optional
         Rows per checkpointed block (default 8192); a kill loses at most one.
     train_block : int, optional

@@ -24,6 +24,7 @@ def get_client(client: Client | None = None, caller: str = "mlknn.distributed") 
     Parameters
     ----------
     client : distributed.Client, optional
+        The client to use; None: the current default client.
     caller : str
         Named in the error messages.
 

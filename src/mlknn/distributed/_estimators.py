@@ -240,7 +240,9 @@ class DistributedKNN(MultiLabelMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         Parameters
         ----------
         X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training points, scattered to the workers once for every later search.
         Y : {array-like, dask array} of shape (n_samples, n_labels)
+            Their binary label matrix.
 
         Returns
         -------

@@ -386,9 +386,11 @@ def run_experiment(
     Parameters
     ----------
     config : ExperimentConfig
+        The experiment grid (data sets, methods, folds) whose fold tasks are run.
     db : ResultsDB or path
         Written by this process only.
     client : distributed.Client, optional
+        Default: the current default client.
     retries, max_resubmits, verbose
         See :class:`DaskExecutor`.
     progress, data, data_home
