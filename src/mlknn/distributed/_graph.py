@@ -280,6 +280,7 @@ class TrainingIndex:
         queries : Blocks or None
             None: the leave-one-out graph of the training set.
         n_neighbors : int
+            The number of neighbours k kept per query point.
 
         Returns
         -------

@@ -114,6 +114,7 @@ class ResultsDB:
     Parameters
     ----------
     path : str or path-like
+        The SQLite database file; created with its tables if it does not exist.
     timeout : float, default=120
         Seconds to wait for another process's write lock (busy timeout).
 
@@ -345,7 +346,9 @@ class ResultsDB:
         Parameters
         ----------
         key : str
+            The name the value is stored under.
         value : str
+            The text to store.
         """
         with self.conn:
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
@@ -356,6 +359,7 @@ class ResultsDB:
         Parameters
         ----------
         key : str
+            The name the value was stored under.
 
         Returns
         -------
