@@ -23,6 +23,7 @@ class HubnessGraph(NeighborGraph):
     indices, distances, loo
         As for :class:`~mlknn.neighbors.NeighborGraph`.
     primary_distances : ndarray of shape (n_points, k)
+        The primary (metric) distances of the same neighbours, in the same order.
 
     Attributes
     ----------

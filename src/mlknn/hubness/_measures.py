@@ -102,6 +102,7 @@ def skewness(occurrence: ArrayLike) -> float:
     Parameters
     ----------
     occurrence : array-like of shape (n,)
+        The k-occurrences ``O_k`` (:func:`k_occurrence`).
 
     Returns
     -------

@@ -422,7 +422,9 @@ def encode_indices(indices: ArrayLike, n_samples: int) -> bytes:
     Parameters
     ----------
     indices : array-like of int
+        The row indices to encode, each in ``[0, n_samples)``.
     n_samples : int
+        The number of rows, the length of the bit mask.
 
     Returns
     -------
