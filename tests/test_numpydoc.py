@@ -148,11 +148,6 @@ UNDESCRIBED_GAPS = {
     ('mlknn.experiments.ExperimentConfig', 'protocol'),
     ('mlknn.hubness.HubnessStats', 'n_neighbors, n_samples, max_occurrence'),
     ('mlknn.hubness.HubnessStats', 'skewness, hub_occurrence, antihub_occurrence'),
-    ('mlknn.hubness.hubness_stats', 'metric'),
-    ('mlknn.preprocessing.FoldPreprocessor', 'scaling'),
-    ('mlknn.preprocessing.multilabel_chi2', 'X'),
-    ('mlknn.preprocessing.presence_chi2', 'X'),
-    ('mlknn.preprocessing.presence_chi2', 'Y'),
     ('mlknn.stats.wilcoxon_signed_rank', 'a, b'),
 }
 

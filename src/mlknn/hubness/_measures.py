@@ -308,6 +308,7 @@ def hubness_stats(
     n_neighbors : int, default=10
         k (Table 1 uses 10).
     metric : str, default="euclidean"
+        The distance of the neighbour search.
     neighbors : str or object, default="brute"
         Neighbour-search backend (:func:`mlknn.neighbors.get_backend`).
     hubness : {None, "ls", "mp", "mp-gauss", "dsl"} or reduction object, default=None

@@ -44,6 +44,7 @@ def multilabel_chi2(X: MatrixLike, Y: MatrixLike) -> FloatArray:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features), non-negative
+        The features to score.
     Y : {array-like, sparse matrix} of shape (n_samples, n_labels), 0/1
         A sparse Y stays sparse (the products are sparse x dense or sparse x sparse).
 
@@ -107,7 +108,9 @@ def presence_chi2(X: MatrixLike, Y: MatrixLike) -> FloatArray:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The features to score.
     Y : {array-like, sparse matrix} of shape (n_samples, n_labels), 0/1
+        The binary label matrix.
 
     Returns
     -------

@@ -241,6 +241,7 @@ class FoldPreprocessor:
     Parameters
     ----------
     scaling : {"none", "minmax", "zscore"}, default="none"
+        The feature scaling fitted on each training fold: none, min-max or z-score.
     feature_selection : float, int or None, default=None
         See :class:`MultiLabelChi2Selector`; None keeps every feature.
     min_label_count : int, default=0
