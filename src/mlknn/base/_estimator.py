@@ -500,6 +500,8 @@ class KNNMultiLabelBase(
         graph : NeighborGraph
             Leave-one-out graph, at least :meth:`search_width` wide (wider is sliced).
         Y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Training labels, one row per graph point, 1 for a relevant label (a
+            sparse matrix keeps the sparse-label path, as in ``fit``).
         X : {array-like, sparse matrix}, optional
             Training features, for methods that use them
             (``knn_capabilities()["uses_features"]``).

@@ -89,6 +89,8 @@ class Explanation:
     evidence : ndarray or csr_array of shape (n, q)
         What the estimator counted per label (see ``evidence_description``).
     evidence_description : str
+        In words, what ``evidence`` counts (for ML-kNN: the neighbours that
+        carry each label); the text table of :meth:`summary` prints it.
     proba : ndarray or csr_array of shape (n, q)
         The posterior (``predict_proba``).
     decision : ndarray or csr_array of shape (n, q), uint8
@@ -200,6 +202,7 @@ class Explanation:
         Parameters
         ----------
         i : int
+            Row of the explained instances (0 to ``n - 1``).
 
         Returns
         -------

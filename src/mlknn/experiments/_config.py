@@ -171,6 +171,8 @@ class ExperimentConfig:
         Extra grid axes; scope ``"*"`` applies to every algorithm that has the
         parameter, otherwise to the named algorithm only.
     protocol : ProtocolConfig
+        How each dataset is split into training and test parts (cross-validation,
+        holdout, the dataset's fixed split, prequential batches, ...), with its seed.
     preprocessing : PreprocessingConfig
         Default preprocessing.
     dataset_preprocessing : tuple of (dataset, PreprocessingConfig)

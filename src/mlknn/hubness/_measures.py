@@ -224,7 +224,10 @@ class HubnessStats:
     Parameters
     ----------
     skewness, hub_occurrence, antihub_occurrence : float
+        The three measures, as described under Attributes.
     n_neighbors, n_samples, max_occurrence : int
+        The neighbourhood size k, the number of points n and the largest
+        k-occurrence, as described under Attributes.
 
     Attributes
     ----------

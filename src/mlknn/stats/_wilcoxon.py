@@ -45,6 +45,8 @@ def wilcoxon_signed_rank(
     Parameters
     ----------
     a, b : array-like of shape (n,)
+        Paired scores of two methods, one pair per dataset (or per fold); the
+        test is on the differences ``a - b``.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: H1 is that a tends to be larger than b.
 
