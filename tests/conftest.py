@@ -61,7 +61,7 @@ SLOW_TESTS = {
     ),
     "test_determinism.py": ("test_identical_across_processes_and_hash_seeds", "test_two_fits_identical"),
     "test_exact_kernel.py": ("test_small_problems_match_loop_reference",),
-    "test_exact_loo.py": ("test_compiled_pieces_equal_plain_and_loop", "test_symmetric_equals_plain_random"),
+    "test_exact_loo.py": ("test_tiled_path_on_ragged_tiles_equals_plain_and_loop", "test_symmetric_equals_plain_random"),
     "test_experiments.py": (
         "test_approximate_search_records_its_recall",
         "test_killed_run_resumes_to_exactly_the_expected_rows",

@@ -90,7 +90,7 @@ def test_symmetric_matches_loop_reference_far_from_origin(spy):
 
 
 def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
-    # Force the threaded path (row blocks in parallel, the running state under a lock).
+    # Force the threaded path (strips in parallel, each worker with its own state).
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_WORK", 0)
     rng = np.random.default_rng(9)
     for X, k in ((rng.standard_normal((1200, 9)).astype(np.float32), 10), (tie_heavy(rng, 900), 12)):
@@ -101,7 +101,9 @@ def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
 
 def test_pruning_the_pool_at_every_piece_changes_nothing(spy, monkeypatch):
     import mlknn.neighbors._exact._loo as loo
+    from mlknn.neighbors._exact import _compiled
 
+    monkeypatch.setattr(_compiled, "kernels", lambda: None)  # the numpy path's pool
     monkeypatch.setattr(loo, "_PRUNE_MIN", 0)
     monkeypatch.setattr(loo, "_prune", counting := _Counting(loo._prune))
     rng = np.random.default_rng(12)
@@ -169,109 +171,181 @@ def test_a_shape_where_it_does_not_pay_takes_the_plain_path(monkeypatch):
 
 
 @pytest.fixture
-def piece_spy(monkeypatch):
-    """Counts the off-diagonal pieces that the compiled kernel answered."""
-    import mlknn.neighbors._exact._loo as loo
+def small_tiles(monkeypatch):
+    """Tiles of a few dozen points (ragged at every edge) for the compiled tiled path."""
+    monkeypatch.setattr(loo_mod, "TILE_ROWS", 37)
+    monkeypatch.setattr(loo_mod, "TILE_COLS", 53)
 
+
+@pytest.fixture
+def tiled_spy(monkeypatch):
+    """Records whether the compiled tiled path answered (False: the numpy path ran)."""
     answered = []
-    real = loo._piece_compiled
+    real = loo_mod._tiled_candidates
 
     def wrapped(*args):
         out = real(*args)
-        answered.append(out is not None)
+        answered.append(True)
         return out
 
-    monkeypatch.setattr(loo, "_piece_compiled", wrapped)
+    monkeypatch.setattr(loo_mod, "_tiled_candidates", wrapped)
     return answered
 
 
-@pytest.mark.parametrize("start", [4, 0])  # 0: every piece overflows its first buffer and regrows
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_jobs", [1, 2])
 @pytest.mark.parametrize("k", [1, 6, 32])
-def test_compiled_pieces_equal_plain_and_loop(spy, piece_spy, monkeypatch, start, k):
+def test_tiled_path_on_ragged_tiles_equals_plain_and_loop(spy, small_tiles, tiled_spy, monkeypatch, dtype, n_jobs, k):
     pytest.importorskip("numba")
-    import mlknn.neighbors._exact._loo as loo
-
-    monkeypatch.setattr(loo, "_PIECE_START", start)
-    rng = np.random.default_rng(k + start)
-    for X in (rng.standard_normal((1100, 7)).astype(np.float32), tie_heavy(rng, 800)):
-        sym, plain = both_paths(X, k, working_memory=0.1)
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_WORK", 0)
+    rng = np.random.default_rng(k + n_jobs)
+    for X in (rng.standard_normal((611, 7)).astype(dtype), tie_heavy(rng, 480).astype(dtype)):
+        sym, plain = both_paths(X, k, working_memory=0.1, n_jobs=n_jobs)
         assert_same(sym, plain)
-        if (k, start) == (6, 4):  # the plain path meets the oracle on every shape elsewhere
+        if dtype is np.float64:  # the plain path meets the oracle on every shape elsewhere
             want = loop_knn(X, None, k, loo=True)
             np.testing.assert_array_equal(sym[1], want[1])
-    assert any(piece_spy)  # the compiled kernel answered some pieces (once caps are finite)
+    assert tiled_spy and spy[-1][2] == n_jobs
 
 
-def test_compiled_pieces_fall_back_above_the_compiled_k_and_without_numba(spy, piece_spy, monkeypatch):
+def test_tiled_path_k_equal_to_n_minus_one_and_one_point_strips(spy, small_tiles, tiled_spy, monkeypatch):
+    # Every other point a neighbour; then strips of one point (a diagonal tile of
+    # one key, +inf) and tiles of one column.
+    pytest.importorskip("numba")
+    X = np.random.default_rng(2).standard_normal((150, 3))
+    assert_same(*both_paths(X, 149, working_memory=0.01))
+    monkeypatch.setattr(loo_mod, "TILE_ROWS", 1)
+    monkeypatch.setattr(loo_mod, "TILE_COLS", 1)
+    assert_same(*both_paths(tie_heavy(np.random.default_rng(3), 60), 4, working_memory=0.001))
+    assert len(tiled_spy) == 2
+
+
+def test_tiled_path_with_small_output_buffers_and_pruning(spy, small_tiles, tiled_spy, monkeypatch):
+    # Buffers that fill in the middle of a tile (the kernel stops at a row and is
+    # called again from there) and a pool pruned at every chance.
+    pytest.importorskip("numba")
+    monkeypatch.setattr(loo_mod, "_ROOM_ROWS", 1)
+    monkeypatch.setattr(loo_mod, "_PRUNE_MIN", 0)
+    pruned = []
+    real = loo_mod._Pool.prune
+    monkeypatch.setattr(loo_mod._Pool, "prune", lambda self: pruned.append(1) or real(self))
+    rng = np.random.default_rng(6)
+    for X, k in ((rng.standard_normal((700, 9)), 8), (tie_heavy(rng, 500), 5)):
+        assert_same(*both_paths(X, k, working_memory=0.1))
+    assert len(tiled_spy) == 2 and len(pruned) > 4
+
+
+def test_the_numpy_path_without_numba_and_after_a_kernel_failure(spy, tiled_spy, monkeypatch):
     from mlknn.neighbors._exact import _compiled
 
     X = tie_heavy(np.random.default_rng(3), 700)
-    k = _compiled.MAX_NEIGHBORS + 1
-    sym, plain = both_paths(X, k, working_memory=0.1)
-    assert_same(sym, plain)
-    assert piece_spy and not any(piece_spy)
-    piece_spy.clear()
+    real = _compiled.kernels()
     monkeypatch.setattr(_compiled, "kernels", lambda: None)
-    sym, plain = both_paths(X, 5, working_memory=0.1)
-    assert_same(sym, plain)
-    assert piece_spy and not any(piece_spy)
+    assert_same(*both_paths(X, 5, working_memory=0.1))
+    assert not tiled_spy
+    if real is None:
+        pytest.skip("numba is not installed")
+
+    class Failing:  # the real kernels, but the symmetric path's first one fails
+        def loo_diagonal(self, *args):
+            raise RuntimeError("a numba failure at run time")
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    disabled = []
+    monkeypatch.setattr(_compiled, "kernels", lambda: Failing())
+    monkeypatch.setattr(_compiled, "disable", disabled.append)
+    sym = BruteNeighbors(working_memory=0.1, n_jobs=1).fit(X).kneighbors(None, 5)
+    monkeypatch.undo()
+    index = BruteNeighbors(working_memory=0.1, n_jobs=1).fit(X)
+    index._index.allow_symmetric_loo = False
+    assert_same(sym, index.kneighbors(None, 5))
+    assert [str(e) for e in disabled] == ["a numba failure at run time"]
 
 
-def test_loo_piece_kernel_against_its_definition():
-    # The kernel alone, against the rule its docstring states, on a tie-heavy piece.
+def _state(rng, n_states, n, k, finite):
+    """Running states as the tiled path keeps them: per state and point the k smallest
+    keys so far, ascending (+inf where fewer)."""
+    best = np.full((n_states, n, k), np.inf, dtype=np.float32)
+    for s in range(n_states):
+        for r in range(n):
+            if rng.random() < finite:
+                best[s, r] = np.sort(rng.integers(0, 6, k).astype(np.float32))
+    return best
+
+
+def _threshold_now(best, r, band):
+    c = float(best[:, r, -1].min())
+    t = c + band[r] + 1e-300
+    big = np.finfo(np.float32).max
+    return np.float32(t) if t < big else np.float32(big)
+
+
+def test_loo_tile_kernel_against_its_definition():
+    # The kernel alone on a tie-heavy tile: every entry at or under its row's (or
+    # column's) final threshold is emitted, none above the threshold it had at the
+    # start, each state is the k smallest of what it held and was offered, and
+    # output buffers that fill mid-tile give the same result in several calls.
     nk = pytest.importorskip("mlknn.neighbors._exact._numba_loo")
     rng = np.random.default_rng(5)
+    n, k, a, b = 140, 4, 3, 40
     V = rng.integers(0, 6, size=(21, 97)).astype(np.float32)
-    k, m = 4, 3
-    cap_row = np.where(rng.random(21) < 0.5, np.inf, rng.integers(0, 6, 21).astype(np.float64))
-    band_row = np.full(21, 0.25)
-    thr_col = rng.integers(0, 6, 97).astype(np.float32) + np.float32(0.25)
-    bufs = [np.empty(4000, dtype=dt) for dt in (np.intp, np.intp, np.float32) * 2]
-    nr, nc = nk.loo_piece(V, cap_row, band_row, thr_col, k, m, *bufs)
-    n_groups = 97 // m
-    want_rows, want_cols = set(), set()
+    band = np.full(n, 0.25)
+    best0 = _state(rng, 3, n, k, finite=0.6)
+    start = {r: _threshold_now(best0, r, band) for r in range(n)}
+    best = best0.copy()
+    pairs, keys = np.empty(4000, np.int64), np.empty(4000, np.float32)
+    first, count = nk.loo_tile(V, a, b, 2, best, band, np.empty(97, np.float32), pairs, keys, 0, 0)
+    assert first == 21
+    got = {(int(p >> 32), int(p & 0xFFFFFFFF)): float(v) for p, v in zip(pairs[:count], keys[:count])}
+    assert len(got) == count
     for i in range(21):
-        pool = np.concatenate((V[i, : m * n_groups].reshape(m, n_groups).min(axis=0), V[i, m * n_groups :]))
-        kth = np.sort(pool)[k - 1]
-        thr = np.float32(min(kth, cap_row[i]) + band_row[i] + 1e-300)
-        want_rows |= {(i, j) for j in range(97) if V[i, j] <= thr}
-        want_cols |= {(j, i) for j in range(97) if V[i, j] <= thr_col[j]}
-    got_rows = set(zip(bufs[0][:nr].tolist(), bufs[1][:nr].tolist()))
-    got_cols = set(zip(bufs[3][:nc].tolist(), bufs[4][:nc].tolist()))
-    assert nr == len(want_rows) and got_rows == want_rows
-    assert nc == len(want_cols) and got_cols == want_cols
-    np.testing.assert_array_equal(bufs[2][:nr], V[bufs[0][:nr], bufs[1][:nr]])
-    np.testing.assert_array_equal(bufs[5][:nc], V[bufs[4][:nc], bufs[3][:nc]])
-    small = [b[:10] for b in bufs]
-    assert nk.loo_piece(V, cap_row, band_row, thr_col, k, m, *small) == (-1, -1)  # overflow reported
+        for j in range(97):
+            r, c = a + i, b + j
+            v = V[i, j]
+            for row, col in ((r, c), (c, r)):
+                if v <= _threshold_now(best, row, band):
+                    assert got.get((row, col)) == v
+                if (row, col) in got:
+                    assert v <= start[row]
+    for s, owner in ((0, range(a, a + 21)), (2, range(b, b + 97))):
+        for r in owner:
+            offered = [v for (row, col), v in got.items() if row == r]
+            want = np.sort(np.concatenate([best0[s, r], np.array(offered, np.float32)]))[:k]
+            np.testing.assert_array_equal(best[s, r], want)
+    np.testing.assert_array_equal(best[1], best0[1])  # another worker's state: read only
+    # The same tile with room for two rows at a time.
+    best2 = best0.copy()
+    small_p, small_k = np.empty(2 * 2 * 97, np.int64), np.empty(2 * 2 * 97, np.float32)
+    out_p, out_k, first, calls = [], [], 0, 0
+    while first < 21:
+        first, c2 = nk.loo_tile(V, a, b, 2, best2, band, np.empty(97, np.float32), small_p, small_k, 0, first)
+        out_p.append(small_p[:c2].copy())
+        out_k.append(small_k[:c2].copy())
+        calls += 1
+    assert calls > 5
+    np.testing.assert_array_equal(np.concatenate(out_p), pairs[:count])
+    np.testing.assert_array_equal(np.concatenate(out_k), keys[:count])
+    np.testing.assert_array_equal(best2, best)
 
 
-def test_compiled_running_merge_equals_the_sorting_merge(monkeypatch):
-    # _RunningTopK.offer: the compiled replace-the-largest merge and the numpy
-    # sort-and-partition merge keep the same k smallest values and caps, ties included.
-    pytest.importorskip("numba")
-    from mlknn.neighbors._exact import _compiled
-    from mlknn.neighbors._exact._loo import _RunningTopK
-
-    rng = np.random.default_rng(8)
-    n, k = 60, 5
-    offers = []
-    for _ in range(12):
-        size = int(rng.integers(0, 200))
-        rows = rng.integers(0, n, size)
-        keys = rng.integers(-3, 4, size).astype(np.float32)  # many ties
-        offers.append((rows, keys))
-    compiled_state = _RunningTopK(n, k, np.dtype(np.float32))
-    for rows, keys in offers:
-        compiled_state.offer(rows, keys)
-    monkeypatch.setattr(_compiled, "kernels", lambda: None)
-    numpy_state = _RunningTopK(n, k, np.dtype(np.float32))
-    for rows, keys in offers:
-        numpy_state.offer(rows, keys)
-    # A loop reference: the k smallest of everything offered to each row.
-    every = [np.sort(np.concatenate([keys[rows == i] for rows, keys in offers] + [np.full(k, np.inf, np.float32)]))[:k]
-             for i in range(n)]
-    np.testing.assert_array_equal(np.sort(compiled_state.best, axis=1), np.sort(numpy_state.best, axis=1))
-    np.testing.assert_array_equal(np.sort(compiled_state.best, axis=1), np.array(every))
-    np.testing.assert_array_equal(compiled_state.cap, numpy_state.cap)
-    np.testing.assert_array_equal(compiled_state.cap, np.array(every).max(axis=1))
+def test_loo_diagonal_kernel_against_its_definition():
+    nk = pytest.importorskip("mlknn.neighbors._exact._numba_loo")
+    rng = np.random.default_rng(7)
+    n, k, a = 60, 5, 11
+    for m in (30, 4, 1):  # fewer than k others: every other key passes
+        V = rng.integers(0, 6, size=(m, m)).astype(np.float32)
+        band = np.full(n, 0.5)
+        best = np.full((2, n, k), np.inf, np.float32)
+        pairs, keys = np.empty(m * m, np.int64), np.empty(m * m, np.float32)
+        count = nk.loo_diagonal(V.copy(), a, best, band, pairs, keys)
+        got = sorted(zip((pairs[:count] >> 32).tolist(), (pairs[:count] & 0xFFFFFFFF).tolist(), keys[:count].tolist()))
+        want = []
+        for i in range(m):
+            others = np.delete(V[i], i)
+            low = np.sort(np.concatenate([others, np.full(k, np.inf, np.float32)]))[:k]
+            np.testing.assert_array_equal(best[0, a + i], low)
+            thr = _threshold_now(best, a + i, band)
+            want += [(a + i, a + j, float(V[i, j])) for j in range(m) if j != i and V[i, j] <= thr]
+        assert got == sorted(want)

@@ -4,32 +4,35 @@ The leave-one-out graph of a training set multiplies X with itself, so the matri
 keys is symmetric if the keys are: this path ranks by ``w_ij = |x_i|^2 / 2 + |x_j|^2
 / 2 - x_i . x_j`` (half the squared distance, in the centred space of
 ``_layout``), written by one GEMM of ``[-x_i, 1, |x_i|^2 / 2]`` with
-``[x_j, |x_j|^2 / 2, 1]`` (K = d + 2). Row blocks ``I`` of ``b`` points are processed
-once each: one product gives the keys of block ``I`` against every later point
-(``b x (n - end of I)``) and one the diagonal block. That output serves twice:
+``[x_j, |x_j|^2 / 2, 1]`` (K = d + 2). Every pair is computed once (about n^2 d flops
+instead of 2 n^2 d), and each computed key serves twice: as a candidate of its row's
+point and, read transposed, of its column's.
 
-* as query-major keys of the rows of ``I`` (their columns after ``I``);
-* read transposed (training-major, ``fit_axis=0`` of ``_kernel.candidates``) as the keys of
-  every later row against the columns of ``I``.
-
-So every off-diagonal pair is computed once (about n^2 d flops instead of 2 n^2 d),
-and a row receives its columns in pieces: the blocks before its own, one at a time,
-then all later columns at once. Per row, a running state (n x k) holds the k
-smallest keys seen; its largest is an upper bound ``U`` on the row's final k-th key
-(the ``cap`` of ``candidates``), so a piece only passes the entries within twice the
-rounding bound of ``min(U, the piece's own bound)``. The passing entries of every
-piece are kept (a pool of about n (k + k ln(n / b)) entries, pruned against the
-current bounds whenever it passes 4 n k; no n x n array); at the
-end each row keeps those within the rounding band of its final ``U``, and the same
-exact float64 recomputation and (distance, index) ordering as the plain path
-(``_kernel.finish``) give the result. Exactness: each piece's threshold is at
-least the row's final k-th key plus twice the rounding bound, so every true
+Per point, running states hold the k smallest keys offered so far; the largest is
+an upper bound ``U`` on the point's final k-th key, so an entry only passes when it
+is within twice the rounding bound of ``U`` (the rule of ``_kernel.threshold``). The
+passing entries are pooled (about n k (1 + ln(n / b)) of them for strips of b
+points, pruned against the current bounds whenever the pool passes 4 n k; no n x n
+array); at the end each point keeps those within the rounding band of its final
+``U``, and the same exact float64 recomputation and (distance, index) ordering as the
+plain path (``_kernel.finish``) give the result. Exactness: every threshold is at
+least the point's final k-th key plus twice the rounding bound, so every true
 neighbour and every tie at the boundary is in the pool; the answer is bit for bit
 the plain path's (tested in ``tests/test_exact_loo.py``).
 
-Threads: row blocks run in parallel (``map_chunks``); the running state is updated
-under a lock (a lost or stale ``U`` only loosens a threshold, a torn one could not be
-allowed).
+Two ways to compute it, with the same final candidates:
+
+* compiled (numba; ``_tiled_candidates``): the matrix in tiles small enough for a
+  core's L2 cache, each read both ways by one kernel pass right after the product
+  wrote it (``_numba_loo``): first every diagonal tile (a strip of points against
+  itself, which gives every point a finite bound), then each strip against the
+  later points tile by tile. A point's state 0 is written only by the worker that
+  owns its strip, and each worker writes its transposed readings to a state of its
+  own, so no thread waits on a lock; a point's bound is the smallest of its states'
+  (any of them bounds the k-th key of the whole row);
+* numpy (numba missing or failing; ``_blockwise_candidates``): a row block against
+  every later point in one product, read twice by ``_kernel.candidates``, one
+  running state updated under a lock (a stale ``U`` only loosens a threshold).
 """
 
 import threading
@@ -37,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ...utils._threads import map_chunks
+from ...utils._threads import blas_single_threaded, map_chunks, run_items
 from ...utils._typing import NDArray
 from . import _compiled
 from ._kernel import GEMM_RTOL, Index, candidates, finish, threshold
@@ -60,8 +63,8 @@ def symmetric_pays(n_samples: int, n_features: int, n_neighbors: int) -> bool:
     return (
         n_features >= SYMMETRIC_MIN_FEATURES
         and n_neighbors <= SYMMETRIC_MAX_NEIGHBORS
-        # The path packs row and column indices in 32 bits.
-        and n_samples < 1 << 32
+        # The path packs a row and a column index as one int64, row << 32 | column.
+        and n_samples < 1 << 31
     )
 
 
@@ -98,14 +101,6 @@ class _RunningTopK:
         """Merge candidate keys (rows in any order, each (row, column) offered once)."""
         if rows.size == 0:
             return
-        mod = _compiled.kernels() if self.k <= _compiled.MAX_NEIGHBORS else None
-        if mod is not None:  # a compiled replace-the-largest merge: no sort
-            with self.lock:
-                try:
-                    mod.offer_running(self.best, self.cap, rows, np.asarray(keys, dtype=self.best.dtype))
-                    return
-                except Exception as exc:  # a numba failure at run time: the numpy merge
-                    _compiled.disable(exc)
         k = self.k
         # One sort of (row, key) packed into uint64 (numpy's SIMD sort), several
         # times faster than a two-key lexsort and its gathers.
@@ -158,135 +153,37 @@ def _prune(
     return rows[ok], cols[ok], keys[ok]
 
 
-#: First size of the compiled piece's output buffers, in k (rows + columns) entries:
-#: above what the largest piece (the first, before any cap is known) needs on the
-#: shapes where the path pays, so that a buffer rarely grows.
-_PIECE_START = 4
-
-
-def _piece_compiled(
-    V: Keys,
-    cap_rows: NDArray[np.float64],
-    cap_cols: NDArray[np.float64],
-    scale_rows: NDArray[np.float64],
-    scale_cols: NDArray[np.float64],
-    k: int,
-    local: threading.local,
-) -> tuple[tuple[Index, Index, Keys], tuple[Index, Index, Keys]] | None:
-    """Both directions' candidates of an off-diagonal piece by ``_numba_loo.loo_piece``, or None.
-
-    None (the caller takes the numpy path, the same candidates up to the bound
-    each direction uses) where numba is unavailable, k is above the compiled
-    kernels' limit, or some later point has no finite cap yet (the first pieces:
-    the column direction then needs a bound of its own). The thresholds follow
-    ``_kernel.threshold``: the same rule as the numpy path's, so the
-    final candidate set, and the answer, are the same bit for bit.
-    Output buffers are kept per thread in ``local`` and grown when a piece
-    overflows them.
-    """
-    mod = _compiled.kernels()
-    if mod is None or k > _compiled.MAX_NEIGHBORS or not np.isfinite(cap_cols).all():
-        return None
-    rtol = GEMM_RTOL[np.dtype(V.dtype)]
-    band_rows = 2.0 * (rtol * scale_rows)
-    thr_cols = threshold(cap_cols, scale_cols, V.dtype, finite=True)
-    cap_rows = np.array(cap_rows)  # a snapshot: other threads lower the running caps
-    n_rows, n_cols = V.shape
-    need = getattr(local, "piece_size", _PIECE_START * k * (n_rows + n_cols))
-    group = _compiled.group_size(n_cols, k)
-    while True:
-        out = getattr(local, "piece_out", None)
-        if out is None or out[0].shape[0] < need:
-            out = local.piece_out = tuple(
-                np.empty(need, dtype=dt) for dt in (np.intp, np.intp, V.dtype, np.intp, np.intp, V.dtype)
-            )
-        try:
-            nr, nc = mod.loo_piece(V, cap_rows, band_rows, thr_cols, k, group, *out)
-        except Exception as exc:  # a numba failure at run time: the numpy path
-            _compiled.disable(exc)
-            return None
-        if nr >= 0:
-            local.piece_size = need
-            r, c, key, rt, ct, key_t = out
-            return (r[:nr].copy(), c[:nr].copy(), key[:nr].copy()), (rt[:nc].copy(), ct[:nc].copy(), key_t[:nc].copy())
-        need = 2 * need + 64
-
-
 def symmetric_loo(
     layout: KeyLayout, k: int, block: int, workers: int
 ) -> tuple[NDArray[np.float64], Index]:
     """Squared distances and indices of the k nearest other training points of every point.
 
     ``layout`` holds dense training points (``aug`` set); ``block`` rows per block
-    (the plain path's chunk: the key buffer is ``block x n``), ``workers`` threads.
-    Returns the plain path's answer bit for bit: ``(n, k)`` float64 squared
-    distances, ascending, ties by the lower index, and their ``intp`` indices.
+    (the plain path's chunk: the numpy path's key buffer is ``block x n``),
+    ``workers`` threads. Returns the plain path's answer bit for bit: ``(n, k)``
+    float64 squared distances, ascending, ties by the lower index, and their
+    ``intp`` indices.
     """
     aug = layout.aug
     assert aug is not None and aug.dtype == np.float32, "the symmetric path needs the dense float32 keys"
-    assert aug.shape[0] < 1 << 32, "row and column indices are packed in 32 bits"
+    assert aug.shape[0] < 1 << 31, "row and column indices are packed in 32 bits"
     n, d = aug.shape[0], aug.shape[1] - 1
     F = np.empty((n, d + 2), dtype=aug.dtype)  # [x, |x|^2/2, 1] (centred)
     F[:, : d + 1] = aug
     F[:, d + 1] = 1.0
     scale = layout.key_sqnorm + layout.key_sqnorm_max
-    state = _RunningTopK(n, k, aug.dtype)
-    pool: list[tuple[Index, Index, Keys]] = []
-    # Entries pooled since the last pruning, and the size that triggers the next:
-    # pruning keeps the pool near n (k + band) instead of n k ln(n / b) (large n).
-    pooled, limit = [0], [max(4 * n * k, _PRUNE_MIN)]
-    local = threading.local()
-
-    def keep(rows: Index, cols: Index, keys: Keys) -> None:
-        state.offer(rows, keys)
-        with state.lock:
-            pool.append((rows, cols, keys))
-            pooled[0] += rows.size
-            if pooled[0] > limit[0]:
-                pool[:] = [_prune(pool, state.cap, scale, aug.dtype)]
-                pooled[0] = pool[0][0].size
-                limit[0] = max(limit[0], 2 * pooled[0])
-
-    def step(a: int) -> None:
-        b = min(a + block, n)
-        m, n_off = b - a, n - b
-        A = np.empty((m, d + 2), dtype=F.dtype)  # [-x, 1, |x|^2/2]
-        np.negative(F[a:b, :d], out=A[:, :d])
-        A[:, d] = 1.0
-        A[:, d + 1] = F[a:b, d]
-        if n_off:
-            buf = getattr(local, "buf", None)
-            if buf is None:
-                buf = local.buf = np.empty(block * n, dtype=F.dtype)
-            V = np.matmul(A, F[b:].T, out=buf[: m * n_off].reshape(m, n_off))
-            both = _piece_compiled(V, state.cap[a:b], state.cap[b:], scale[a:b], scale[b:], k, local)
-            if both is not None:  # both directions of the piece in one compiled pass
-                (r, c, keys), (rt, ct, keys_t) = both
-                keep(r + a, c + b, keys)
-            else:
-                # Rows of I against every later column (query-major).
-                r, c = candidates(V, scale[a:b], None, k, 1, cap=state.cap[a:b])
-                keep(r + a, c + b, np.take(V.reshape(-1), r * n_off + c))
-        Vd = A @ F[a:b].T
-        r, c = candidates(Vd, scale[a:b], 0, k, 1, cap=state.cap[a:b])
-        keep(r + a, c + a, np.take(Vd.reshape(-1), r * m + c))
-        if n_off:
-            # Every later row against the columns of I: the same keys, training-major.
-            if both is not None:
-                keep(rt + b, ct + a, keys_t)
-            else:
-                cap = state.cap[b:]
-                r, c = candidates(V, scale[b:], None, k, 0, cap=cap, bound=not np.isfinite(cap).all())
-                keep(r + b, c + a, np.take(V.reshape(-1), c * n_off + r))
-
+    pairs = None
+    mod = _compiled.kernels()
+    if mod is not None:
+        try:
+            pairs = _tiled_candidates(mod, F, scale, k, min(block, TILE_ROWS), workers)
+        except Exception as exc:  # a numba failure at run time: the numpy path
+            _compiled.disable(exc)
+    if pairs is None:
+        pairs = _blockwise_candidates(F, scale, k, block, workers)
+    rows = (pairs >> 32).astype(np.intp)
+    cols = (pairs & 0xFFFFFFFF).astype(np.intp)
     starts = range(0, n, block)
-    map_chunks(step, starts, workers)
-    # The final thresholds: the same rule as every piece's, on the final bounds.
-    rows, cols, _ = _prune(pool, state.cap, scale, aug.dtype)
-    pool.clear()
-    packed = np.sort((rows.astype(np.uint64) << np.uint64(32)) | cols.astype(np.uint64))
-    rows = (packed >> np.uint64(32)).astype(np.intp)
-    cols = (packed & np.uint64(0xFFFFFFFF)).astype(np.intp)
     edges = np.searchsorted(rows, np.append(np.asarray(starts), n))
     dist = np.empty((n, k), dtype=np.float64)
     ind = np.empty((n, k), dtype=np.intp)
@@ -299,3 +196,172 @@ def symmetric_loo(
 
     map_chunks(finish_block, range(len(starts)), workers)
     return dist, ind
+
+
+def _blockwise_candidates(F: Keys, scale: NDArray[np.float64], k: int, block: int, workers: int) -> NDArray[np.int64]:
+    """The candidate pairs (``row << 32 | column``, sorted) by numpy, block by block
+    (the path without numba): row block ``I`` against every later point in one
+    product, read both ways by ``_kernel.candidates``, the running state in a
+    :class:`_RunningTopK` under a lock."""
+    n = F.shape[0]
+    state = _RunningTopK(n, k, F.dtype)
+    pool: list[tuple[Index, Index, Keys]] = []
+    # Entries pooled since the last pruning, and the size that triggers the next:
+    # pruning keeps the pool near n (k + band) instead of n k ln(n / b) (large n).
+    pooled, limit = [0], [max(4 * n * k, _PRUNE_MIN)]
+    local = threading.local()
+
+    def keep(rows: Index, cols: Index, keys: Keys) -> None:
+        state.offer(rows, keys)
+        with state.lock:
+            pool.append((rows, cols, keys))
+            pooled[0] += rows.size
+            if pooled[0] > limit[0]:
+                pool[:] = [_prune(pool, state.cap, scale, F.dtype)]
+                pooled[0] = pool[0][0].size
+                limit[0] = max(limit[0], 2 * pooled[0])
+
+    def step(a: int) -> None:
+        b = min(a + block, n)
+        m, n_off = b - a, n - b
+        A = _negated_keys(F, a, b)
+        if n_off:
+            buf = getattr(local, "buf", None)
+            if buf is None:
+                buf = local.buf = np.empty(block * n, dtype=F.dtype)
+            V = np.matmul(A, F[b:].T, out=buf[: m * n_off].reshape(m, n_off))
+            # Rows of I against every later column (query-major).
+            r, c = candidates(V, scale[a:b], None, k, 1, cap=state.cap[a:b])
+            keep(r + a, c + b, np.take(V.reshape(-1), r * n_off + c))
+        Vd = A @ F[a:b].T
+        r, c = candidates(Vd, scale[a:b], 0, k, 1, cap=state.cap[a:b])
+        keep(r + a, c + a, np.take(Vd.reshape(-1), r * m + c))
+        if n_off:
+            # Every later row against the columns of I: the same keys, training-major.
+            cap = state.cap[b:]
+            r, c = candidates(V, scale[b:], None, k, 0, cap=cap, bound=not np.isfinite(cap).all())
+            keep(r + b, c + a, np.take(V.reshape(-1), c * n_off + r))
+
+    map_chunks(step, range(0, n, block), workers)
+    # The final thresholds: the same rule as every piece's, on the final bounds.
+    rows, cols, _ = _prune(pool, state.cap, scale, F.dtype)
+    return np.sort((rows.astype(np.int64) << 32) | cols.astype(np.int64))
+
+
+def _negated_keys(F: Keys, a: int, b: int) -> Keys:
+    """``[-x, 1, |x|^2/2]`` of the points ``a .. b - 1`` (``F`` holds ``[x, |x|^2/2, 1]``):
+    their product with ``F`` gives the symmetric keys ``w``."""
+    d = F.shape[1] - 2
+    A = np.empty((b - a, d + 2), dtype=F.dtype)
+    np.negative(F[a:b, :d], out=A[:, :d])
+    A[:, d] = 1.0
+    A[:, d + 1] = F[a:b, d]
+    return A
+
+
+#: Rows of a tile (at most; the strip height) and columns of a tile: a tile's keys
+#: (640 x 640 float32, 1.6 MiB) stay in a core's L2 cache between the product that
+#: writes them and the pass that reads them both ways, and the product of such
+#: tiles runs near the square GEMM's rate (docs/performance.md, "Symmetric kernel,
+#: issue 29 point 6").
+TILE_ROWS = 640
+TILE_COLS = 640
+#: A worker's candidate buffers hold the worst case of this many rows of a tile
+#: (every key a candidate both ways); they are emptied into the pool when full.
+_ROOM_ROWS = 64
+
+
+class _Pool:
+    """The candidates of every tile, as (``row << 32 | column``, key) chunks.
+
+    Pruned against the current bounds whenever it passes ``max(4 n k,
+    _PRUNE_MIN)`` entries since the last pruning (the bounds only decrease, so an
+    entry dropped now would fail the final filter too)."""
+
+    def __init__(self, n: int, k: int, best: Keys, scale: NDArray[np.float64]) -> None:
+        self.pairs: list[NDArray[np.int64]] = []
+        self.keys: list[Keys] = []
+        self.best, self.scale = best, scale
+        self.pooled, self.limit = 0, max(4 * n * k, _PRUNE_MIN)
+        self.lock = threading.Lock()
+
+    def add(self, pairs: NDArray[np.int64], keys: Keys) -> None:
+        with self.lock:
+            self.pairs.append(pairs.copy())
+            self.keys.append(keys.copy())
+            self.pooled += pairs.size
+            if self.pooled > self.limit:
+                self.prune()
+                self.limit = max(self.limit, 2 * self.pooled)
+
+    def prune(self) -> None:
+        """Keep the entries within the rounding band of their row's bound now (the
+        smallest of its states' k-th keys)."""
+        pairs, keys = np.concatenate(self.pairs), np.concatenate(self.keys)
+        rows = (pairs >> 32).astype(np.intp)
+        bound = self.best[:, :, -1].min(axis=0).astype(np.float64)
+        ok = keys <= threshold(bound, self.scale, keys.dtype)[rows]
+        self.pairs, self.keys = [pairs[ok]], [keys[ok]]
+        self.pooled = int(ok.sum())
+
+
+def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, rows: int, workers: int) -> NDArray[np.int64]:
+    """The candidate pairs (``row << 32 | column``, sorted) of the leave-one-out graph
+    on the symmetric Gram matrix, tile by tile (``_numba_loo.loo_diagonal``,
+    ``loo_tile``): the rows ``I`` of each strip of ``rows`` points against
+    themselves, then against every later point in tiles of ``TILE_COLS`` columns.
+
+    Running states (the k smallest keys offered, ascending; the last is the
+    state's bound): state 0 per point for its row readings (written only by the
+    worker that owns its strip), state ``1 + t`` for the transposed readings made
+    by worker ``t``; a point's bound is the smallest of its states', each an upper
+    bound on its final k-th key. Every diagonal tile runs first, so every point has a finite bound
+    before any off-diagonal tile is read.
+    """
+    n = F.shape[0]
+    band = 2.0 * (GEMM_RTOL[np.dtype(F.dtype)] * scale)
+    best = np.full((1 + workers, n, k), np.inf, dtype=F.dtype)
+    pool = _Pool(n, k, best, scale)
+    starts = list(range(0, n, rows))
+
+    def diagonal(a: int) -> None:
+        b = min(a + rows, n)
+        V = _negated_keys(F, a, b) @ F[a:b].T
+        m = b - a
+        pairs, keys = np.empty(m * m, dtype=np.int64), np.empty(m * m, dtype=F.dtype)
+        count = mod.loo_diagonal(V, a, best, band, pairs, keys)
+        pool.add(pairs[:count], keys[:count])
+
+    queue = iter(starts)
+    take = threading.Lock()
+    room = 2 * TILE_COLS * _ROOM_ROWS
+
+    def worker(t: int) -> None:
+        buf = np.empty(rows * TILE_COLS, dtype=F.dtype)
+        thr_col = np.empty(TILE_COLS, dtype=F.dtype)
+        pairs, keys = np.empty(room, dtype=np.int64), np.empty(room, dtype=F.dtype)
+        count = 0
+        while True:
+            with take:
+                a = next(queue, None)
+            if a is None:
+                break
+            b = min(a + rows, n)
+            A = _negated_keys(F, a, b)
+            for c in range(b, n, TILE_COLS):
+                e = min(c + TILE_COLS, n)
+                V = np.matmul(A, F[c:e].T, out=buf[: (b - a) * (e - c)].reshape(b - a, e - c))
+                first = 0
+                while True:
+                    first, count = mod.loo_tile(V, a, c, 1 + t, best, band, thr_col, pairs, keys, count, first)
+                    if first == b - a:
+                        break
+                    pool.add(pairs[:count], keys[:count])
+                    count = 0
+        pool.add(pairs[:count], keys[:count])
+
+    with blas_single_threaded():
+        run_items(diagonal, starts, workers)
+        run_items(worker, range(workers), workers)
+    pool.prune()
+    return np.sort(pool.pairs[0])

@@ -1,10 +1,13 @@
 """The compiled kernels of the symmetric leave-one-out path (``_loo.py``).
 
-One pass per off-diagonal piece of the Gram matrix for both of its readings
-(``loo_piece``), and the merge of candidates into the running k smallest keys per
-row (``offer_running``). The group minima and the filtered k-th smallest are the
-dense selection's (``_numba_kernels``), so every threshold follows the same rule.
-Loaded with the other kernels by ``_compiled.kernels``; same caching and GIL rules.
+The Gram matrix of the training points is computed in tiles, each once: the
+diagonal tiles (a strip of points against itself, ``loo_diagonal``) and the tiles
+above the diagonal (a strip against later points, ``loo_tile``), whose keys serve
+twice: as the candidates of the tile's rows and, read transposed, of its columns.
+Both keep the running states of ``_loo._tiled_candidates``: per point and state,
+the k smallest keys offered so far, ascending, whose last is an upper bound on the
+point's final k-th key. Loaded with the other kernels by ``_compiled.kernels``;
+same caching and GIL rules.
 """
 
 from typing import Any
@@ -12,131 +15,165 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._numba_kernels import _group_minima, _kth_filtered, group_buffers
+from ._numba_kernels import _kth_filtered
 
-__all__ = ["loo_piece", "offer_running"]
+__all__ = ["loo_diagonal", "loo_tile"]
 
 
-#: Rows of a symmetric leave-one-out piece whose column minima are taken together
-#: (``loo_piece``): 8 rows of a 50k-wide piece are 1.5 MiB, still in a core's L2
-#: when the column pass reads them again.
-_PIECE_ROW_GROUP = 8
+@njit(cache=True, nogil=True, inline="always")
+def _threshold_of(best: Any, r: int, band: Any) -> Any:
+    """Point ``r``'s threshold now: the smallest of its states' bounds (the last of
+    each state's k smallest, ``best[s, r, k - 1]``) plus its band, in float32 (the
+    rule of ``_kernel.threshold``), capped at the largest float32 so that no +inf
+    key passes while no bound is finite."""
+    k = best.shape[2]
+    c = np.float64(best[0, r, k - 1])
+    for s in range(1, best.shape[0]):
+        v = np.float64(best[s, r, k - 1])
+        c = v if v < c else c
+    t64 = c + band[r] + 1e-300
+    big = np.float32(np.finfo(np.float32).max)
+    return np.float32(t64) if t64 < big else big
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _offer(best: Any, s: int, r: int, v: Any) -> bool:
+    """Offer key ``v`` to state ``s`` of point ``r``: a key under the state's k-th
+    smallest is inserted (branch-free, from the top down: ``b[u] = min(b[u],
+    max(b[u - 1], v))``), so ``best[s, r]`` stays the k smallest keys offered, in
+    ascending order. Returns whether the bound ``best[s, r, k - 1]`` went down.
+    Indexed, not sliced: a view per offer would touch its reference count."""
+    k = best.shape[2]
+    if not v < best[s, r, k - 1]:
+        return False
+    for u in range(k - 1, 0, -1):
+        a = best[s, r, u - 1]
+        hi = a if a > v else v
+        b = best[s, r, u]
+        best[s, r, u] = b if b < hi else hi
+    b = best[s, r, 0]
+    best[s, r, 0] = b if b < v else v
+    return True
 
 
 @njit(cache=True, nogil=True)
-def loo_piece(
-    V: Any, cap_row: Any, band_row: Any, thr_col: Any, k: int, m: int,
-    out_r: Any, out_c: Any, out_k: Any, col_r: Any, col_c: Any, col_k: Any,
+def loo_diagonal(V: Any, a: int, best: Any, band: Any, out_pair: Any, out_key: Any) -> int:
+    """Candidates of a diagonal tile of the symmetric leave-one-out path.
+
+    ``V`` (m, m), float32: the keys of the points ``a .. a + m - 1`` against each
+    other (the diagonal is overwritten with +inf: a point is not its own
+    neighbour). Per row ``i`` (point ``a + i``): state 0 of the point becomes the
+    k smallest keys of its row (+inf where fewer), its threshold follows
+    (``_threshold_of``), and the keys at or under it are written to ``out_pair``
+    (``row << 32 | column``, global indices) and ``out_key``, which hold at least
+    ``m * m`` entries. Returns the number written.
+    """
+    m = V.shape[0]
+    k = best.shape[2]
+    scratch = np.empty(m + k, dtype=np.float32)
+    n_out = 0
+    for i in range(m):
+        row = V[i]
+        row[i] = np.inf
+        r = a + i
+        _kth_filtered(row, k, scratch)  # leaves the k smallest, ascending, in scratch[:k]
+        for u in range(k):
+            best[0, r, u] = scratch[u]
+        thr = _threshold_of(best, r, band)
+        hi = np.int64(r) << 32
+        for j in range(m):
+            v = row[j]
+            out_pair[n_out] = hi | (a + j)
+            out_key[n_out] = v
+            n_out += v <= thr
+    return n_out
+
+
+#: Columns of a tile's row compared together before any is looked at alone:
+#: candidates are rare (a few per row of a tile), so most groups take one
+#: vectorised pass; a group with a candidate is compared again in parts of
+#: ``_SCAN_FINE``, and only the parts with one are read entry by entry.
+_SCAN = 64
+_SCAN_FINE = 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_passing(keys: Any, thr_keys: Any, thr: Any) -> Any:
+    """How many of ``keys`` are at or under ``thr`` or their own ``thr_keys`` (slices:
+    LLVM then vectorises the loop)."""
+    hits = np.int32(0)
+    for j in range(keys.shape[0]):
+        hits += np.int32(keys[j] <= max(thr_keys[j], thr))
+    return hits
+
+
+@njit(cache=True, nogil=True)
+def _groups_passing(row: Any, thr_col: Any, thr: Any, hit: Any) -> int:
+    """The first columns of the groups of ``_SCAN`` keys of ``row`` that hold a key at
+    or under ``thr`` or its column's ``thr_col``, written to ``hit``; their number.
+    A function of its own: inside the tile's loop, beside the candidates' handling,
+    LLVM vectorises the comparisons less well."""
+    n_hit = 0
+    for j0 in range(0, row.shape[0], _SCAN):
+        hit[n_hit] = j0
+        n_hit += _count_passing(row[j0 : j0 + _SCAN], thr_col[j0 : j0 + _SCAN], thr) > 0
+    return n_hit
+
+
+@njit(cache=True, nogil=True)
+def loo_tile(
+    V: Any, a: int, b: int, col_state: int, best: Any, band: Any, thr_col: Any,
+    out_pair: Any, out_key: Any, n_out: int, first_row: int,
 ) -> Any:
-    """Candidates of one off-diagonal piece of the symmetric leave-one-out path, both ways, in one pass.
+    """Candidates of an off-diagonal tile of the symmetric leave-one-out path, both ways.
 
-    ``V`` (rows, cols), float32: the keys of the rows of a block I (query-major)
-    against the later points (the columns). Per row ``i`` (the rule of
-    ``_kernel.candidates`` with a cap): the threshold
-    ``float32(min(kth_i, cap_row[i]) + band_row[i] + 1e-300)``, capped at the
-    largest float32, where ``kth_i`` is the k-th smallest of the row's ``m``-column
-    group minima and tail keys (+inf with fewer than k of them); the entries at or
-    under it are the row's candidates. Per column ``j`` (a later point reading the
-    piece transposed): the threshold ``thr_col[j]`` is given (its cap plus the band,
-    every cap finite), and the entries at or under it are the column's candidates.
-    Rows are taken ``_PIECE_ROW_GROUP`` at a time: each row's group minima and
-    candidates, and the element-wise minimum of the group's rows, while they are in
-    cache; then only the columns whose minimum passes are read again, group rows
-    only.
+    ``V`` (rows, cols), float32: the keys of points ``a ..`` (the tile's rows)
+    against points ``b ..`` (its columns, all after the rows). Entry ``(i, j)`` is
+    a candidate of point ``a + i`` when it is at or under that point's threshold,
+    and of point ``b + j`` (the transposed reading) when it is at or under that
+    one's (``_threshold_of``, on every state's bound). Row candidates are offered to
+    state 0 (the caller owns these points' state 0), column candidates to state
+    ``col_state`` (the caller's own); an offer that lowers a bound lowers that
+    point's threshold at once. Candidates go to ``out_pair`` (``row << 32 |
+    column``, global indices) and ``out_key`` from ``n_out`` on; ``thr_col``
+    (>= cols,) float32 is scratch.
 
-    Writes (row, column, key) of the row candidates to ``out_r, out_c, out_k`` and
-    (column, row, key) of the column candidates to ``col_r, col_c, col_k``, indices
-    local to the piece. Returns ``(n_row, n_col)``, or ``(-1, -1)`` when a buffer
-    is too small (the caller grows it and calls again; nothing else is written).
+    Rows ``first_row ..`` are processed while at least ``2 cols`` entries are
+    free; returns ``(next_row, n_out)``: the caller empties the buffers and calls
+    again from ``next_row`` until it is ``rows`` (a row is never half done, so no
+    key is offered twice).
     """
     n_rows, n_cols = V.shape
-    n_groups, body, pool, scratch, passed = group_buffers(n_cols, m, k)
-    n_pool = pool.shape[0]
-    colmin = np.empty(n_cols, dtype=np.float32)
-    use_bound = n_pool >= k
-    big = np.float32(np.finfo(np.float32).max)
-    cap_out, cap_col = out_r.shape[0], col_r.shape[0]
-    nr = 0
-    ncol = 0
-    for i0 in range(0, n_rows, _PIECE_ROW_GROUP):
-        i1 = min(i0 + _PIECE_ROW_GROUP, n_rows)
-        for i in range(i0, i1):
-            row = V[i]
-            kth = np.inf
-            if use_bound:
-                _group_minima(row, m, n_groups, pool)
-                kth = _kth_filtered(pool, k, scratch)
-            c = cap_row[i]
-            bound = kth if kth < c else c
-            t64 = bound + band_row[i] + 1e-300
-            thr = np.float32(t64) if t64 < big else big
-            n_pass = 0
-            for t in range(n_groups):
-                passed[n_pass] = t
-                n_pass += (not use_bound) or pool[t] <= thr
-            if nr + n_pass * m + (n_cols - body) > cap_out:
-                return -1, -1
-            for u in range(n_pass):
-                t = passed[u]
-                for g in range(m):
-                    j = g * n_groups + t
+    room = out_pair.shape[0]
+    hit = np.empty(n_cols // _SCAN + 1, dtype=np.int64)
+    for j in range(n_cols):
+        thr_col[j] = _threshold_of(best, b + j, band)
+    for i in range(first_row, n_rows):
+        if n_out + 2 * n_cols > room:
+            return i, n_out
+        row = V[i]
+        r = a + i
+        thr = _threshold_of(best, r, band)
+        hi = np.int64(r) << 32
+        n_hit = _groups_passing(row, thr_col, thr, hit)
+        for h in range(n_hit):
+            j0 = hit[h]
+            for j1 in range(j0, min(j0 + _SCAN, n_cols), _SCAN_FINE):
+                if _count_passing(row[j1 : j1 + _SCAN_FINE], thr_col[j1 : j1 + _SCAN_FINE], thr) == 0:
+                    continue
+                for j in range(j1, min(j1 + _SCAN_FINE, n_cols)):
                     v = row[j]
-                    out_r[nr] = i
-                    out_c[nr] = j
-                    out_k[nr] = v
-                    nr += v <= thr
-            for j in range(body, n_cols):
-                v = row[j]
-                out_r[nr] = i
-                out_c[nr] = j
-                out_k[nr] = v
-                nr += v <= thr
-            # The group's column minima (vectorised element-wise minimum).
-            if i == i0:
-                colmin[:] = row
-            else:
-                for j in range(n_cols):
-                    v = row[j]
-                    p = colmin[j]
-                    colmin[j] = v if v < p else p
-        # The columns whose group minimum passes: their group rows, one by one.
-        for j in range(n_cols):
-            tj = thr_col[j]
-            if colmin[j] <= tj:
-                if ncol + (i1 - i0) > cap_col:
-                    return -1, -1
-                for i in range(i0, i1):
-                    v = V[i, j]
-                    col_r[ncol] = j
-                    col_c[ncol] = i
-                    col_k[ncol] = v
-                    ncol += v <= tj
-    return nr, ncol
-
-
-@njit(cache=True, nogil=True)
-def offer_running(best: Any, cap: Any, rows: Any, keys: Any) -> None:
-    """Merge candidate keys into per-row running k smallest (``_loo._RunningTopK``).
-
-    ``best`` (n, k) float32 holds each row's k smallest keys so far (+inf where
-    fewer), ``cap`` (n,) float64 their maximum. A key under its row's cap replaces
-    the row's largest, and the cap becomes the new maximum: the same multiset of k
-    smallest values, hence the same caps, as merging by sorting. ``cap`` only
-    decreases, one float64 store at a time, so a thread reading it without the
-    lock sees a valid bound. The caller holds the lock.
-    """
-    k = best.shape[1]
-    for e in range(rows.shape[0]):
-        r = rows[e]
-        v = keys[e]
-        if v < cap[r]:
-            b = best[r]
-            j_max = 0
-            for j in range(1, k):
-                if b[j] > b[j_max]:
-                    j_max = j
-            b[j_max] = v
-            top = b[0]
-            for j in range(1, k):
-                top = b[j] if b[j] > top else top
-            cap[r] = top
+                    c = b + j
+                    if v <= thr:
+                        out_pair[n_out] = hi | c
+                        out_key[n_out] = v
+                        n_out += 1
+                        if _offer(best, 0, r, v):
+                            thr = _threshold_of(best, r, band)
+                    if v <= thr_col[j]:
+                        out_pair[n_out] = (np.int64(c) << 32) | r
+                        out_key[n_out] = v
+                        n_out += 1
+                        if _offer(best, col_state, c, v):
+                            thr_col[j] = _threshold_of(best, c, band)
+    return n_rows, n_out
