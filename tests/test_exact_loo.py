@@ -349,3 +349,35 @@ def test_loo_diagonal_kernel_against_its_definition():
             thr = _threshold_now(best, a + i, band)
             want += [(a + i, a + j, float(V[i, j])) for j in range(m) if j != i and V[i, j] <= thr]
         assert got == sorted(want)
+
+
+def test_passing_mask_and_lowest_bit_against_their_definitions():
+    simd = pytest.importorskip("mlknn.neighbors._exact._numba_simd")
+    from numba import njit
+
+    @njit
+    def masks(keys, thr_keys, thr):
+        out = np.empty(keys.shape[0] - simd.MASK_WIDTH + 1, dtype=np.int64)
+        for s in range(out.shape[0]):  # every offset, aligned or not
+            out[s] = simd.passing_mask(keys, thr_keys, s, thr)
+        return out
+
+    @njit
+    def bits(mask):
+        out = []
+        while mask != 0:
+            out.append(simd.lowest_bit(mask))
+            mask &= mask - 1
+        return out
+
+    rng = np.random.default_rng(11)
+    keys = rng.integers(0, 5, 70).astype(np.float32)
+    keys[[3, 40]] = np.nan  # never passes
+    keys[7] = -np.inf
+    thr_keys = rng.integers(0, 5, 70).astype(np.float32)
+    for thr in (np.float32(-1), np.float32(2), np.float32(np.inf)):
+        got = masks(keys, thr_keys, thr)
+        for s, mask in enumerate(got):
+            want = [j for j in range(simd.MASK_WIDTH) if keys[s + j] <= max(thr_keys[s + j], thr)]
+            assert int(mask) == sum(1 << j for j in want)
+            assert bits(mask) == want

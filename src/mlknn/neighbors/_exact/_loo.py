@@ -362,6 +362,11 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
 
     with blas_single_threaded():
         run_items(diagonal, starts, workers)
+        # Each worker's state starts from the diagonal tile's keys too: the keys of
+        # distinct columns, as the state's later offers (columns before the strip)
+        # are, so its k-th is still a bound; most offers then fail at once instead
+        # of filling k empty slots per point and worker.
+        best[1:] = best[0]
         run_items(worker, range(workers), workers)
     pool.prune()
     return np.sort(pool.pairs[0])

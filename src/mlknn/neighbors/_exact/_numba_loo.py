@@ -16,8 +16,11 @@ import numpy as np
 from numba import njit
 
 from ._numba_kernels import _kth_filtered
+from ._numba_simd import MASK_WIDTH, lowest_bit, passing_mask
 
 __all__ = ["loo_diagonal", "loo_tile"]
+
+_LARGEST = np.float32(np.finfo(np.float32).max)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -32,8 +35,7 @@ def _threshold_of(best: Any, r: int, band: Any) -> Any:
         v = np.float64(best[s, r, k - 1])
         c = v if v < c else c
     t64 = c + band[r] + 1e-300
-    big = np.float32(np.finfo(np.float32).max)
-    return np.float32(t64) if t64 < big else big
+    return np.float32(t64) if t64 < _LARGEST else _LARGEST
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -89,35 +91,29 @@ def loo_diagonal(V: Any, a: int, best: Any, band: Any, out_pair: Any, out_key: A
     return n_out
 
 
-#: Columns of a tile's row compared together before any is looked at alone:
-#: candidates are rare (a few per row of a tile), so most groups take one
-#: vectorised pass; a group with a candidate is compared again in parts of
-#: ``_SCAN_FINE``, and only the parts with one are read entry by entry.
-_SCAN = 64
-_SCAN_FINE = 16
-
-
 @njit(cache=True, nogil=True, inline="always")
-def _count_passing(keys: Any, thr_keys: Any, thr: Any) -> Any:
-    """How many of ``keys`` are at or under ``thr`` or their own ``thr_keys`` (slices:
-    LLVM then vectorises the loop)."""
-    hits = np.int32(0)
-    for j in range(keys.shape[0]):
-        hits += np.int32(keys[j] <= max(thr_keys[j], thr))
-    return hits
-
-
-@njit(cache=True, nogil=True)
-def _groups_passing(row: Any, thr_col: Any, thr: Any, hit: Any) -> int:
-    """The first columns of the groups of ``_SCAN`` keys of ``row`` that hold a key at
-    or under ``thr`` or its column's ``thr_col``, written to ``hit``; their number.
-    A function of its own: inside the tile's loop, beside the candidates' handling,
-    LLVM vectorises the comparisons less well."""
-    n_hit = 0
-    for j0 in range(0, row.shape[0], _SCAN):
-        hit[n_hit] = j0
-        n_hit += _count_passing(row[j0 : j0 + _SCAN], thr_col[j0 : j0 + _SCAN], thr) > 0
-    return n_hit
+def _take(
+    V: Any, i: int, j: int, a: int, b: int, col_state: int, best: Any, band: Any, thr: Any, thr_col: Any,
+    out_pair: Any, out_key: Any, n_out: int,
+) -> Any:
+    """Entry ``(i, j)`` of a tile, flagged by its group's mask: a candidate of its row
+    if at or under ``thr``, of its column if at or under ``thr_col[j]`` (each offered
+    to its state, each threshold lowered with its bound). Returns ``(n_out, thr)``."""
+    v = V[i, j]
+    r, c = a + i, b + j
+    if v <= thr:
+        out_pair[n_out] = (np.int64(r) << 32) | c
+        out_key[n_out] = v
+        n_out += 1
+        if _offer(best, 0, r, v):
+            thr = _threshold_of(best, r, band)
+    if v <= thr_col[j]:
+        out_pair[n_out] = (np.int64(c) << 32) | r
+        out_key[n_out] = v
+        n_out += 1
+        if _offer(best, col_state, c, v):
+            thr_col[j] = _threshold_of(best, c, band)
+    return n_out, thr
 
 
 @njit(cache=True, nogil=True)
@@ -145,35 +141,23 @@ def loo_tile(
     """
     n_rows, n_cols = V.shape
     room = out_pair.shape[0]
-    hit = np.empty(n_cols // _SCAN + 1, dtype=np.int64)
+    body = n_cols - n_cols % MASK_WIDTH
     for j in range(n_cols):
         thr_col[j] = _threshold_of(best, b + j, band)
     for i in range(first_row, n_rows):
         if n_out + 2 * n_cols > room:
             return i, n_out
         row = V[i]
-        r = a + i
-        thr = _threshold_of(best, r, band)
-        hi = np.int64(r) << 32
-        n_hit = _groups_passing(row, thr_col, thr, hit)
-        for h in range(n_hit):
-            j0 = hit[h]
-            for j1 in range(j0, min(j0 + _SCAN, n_cols), _SCAN_FINE):
-                if _count_passing(row[j1 : j1 + _SCAN_FINE], thr_col[j1 : j1 + _SCAN_FINE], thr) == 0:
-                    continue
-                for j in range(j1, min(j1 + _SCAN_FINE, n_cols)):
-                    v = row[j]
-                    c = b + j
-                    if v <= thr:
-                        out_pair[n_out] = hi | c
-                        out_key[n_out] = v
-                        n_out += 1
-                        if _offer(best, 0, r, v):
-                            thr = _threshold_of(best, r, band)
-                    if v <= thr_col[j]:
-                        out_pair[n_out] = (np.int64(c) << 32) | r
-                        out_key[n_out] = v
-                        n_out += 1
-                        if _offer(best, col_state, c, v):
-                            thr_col[j] = _threshold_of(best, c, band)
+        thr = _threshold_of(best, a + i, band)
+        # Candidates are rare: whole groups of keys are compared at once, and only
+        # the flagged entries of a group are looked at.
+        for j0 in range(0, body, MASK_WIDTH):
+            mask: int = passing_mask(row, thr_col, j0, thr)  # type: ignore[call-arg]  # typed by numba
+            while mask != 0:
+                j = j0 + lowest_bit(mask)
+                mask &= mask - 1
+                n_out, thr = _take(V, i, j, a, b, col_state, best, band, thr, thr_col, out_pair, out_key, n_out)
+        for j in range(body, n_cols):
+            if row[j] <= max(thr_col[j], thr):
+                n_out, thr = _take(V, i, j, a, b, col_state, best, band, thr, thr_col, out_pair, out_key, n_out)
     return n_rows, n_out

@@ -81,3 +81,62 @@ def vector_leaf(typingctx: Any, q: Any, x: Any) -> Any:
         return builder.load(out)
 
     return sig, codegen
+
+
+#: Keys compared at once by :func:`passing_mask` (one AVX-512 register of float32).
+MASK_WIDTH = 16
+
+
+@intrinsic
+def passing_mask(typingctx: Any, keys: Any, thr_keys: Any, start: Any, thr: Any) -> Any:
+    """Bit ``j`` set where ``keys[start + j] <= max(thr_keys[start + j], thr)``, for
+    the ``MASK_WIDTH`` entries from ``start`` of two contiguous float32 rows (the
+    caller keeps ``start + MASK_WIDTH`` within both), as an int64.
+
+    One vector comparison whose lanes are the bits (``<16 x i1>`` cast to an
+    integer): the symmetric leave-one-out tiles find their rare candidates by
+    testing whole groups of keys at once (``_numba_loo.loo_tile``). Ordered
+    comparisons, as Python's ``<=``: a NaN never passes.
+    """
+    f32 = types.float32
+    if not (
+        isinstance(keys, types.Array) and isinstance(thr_keys, types.Array)
+        and keys.ndim == thr_keys.ndim == 1 and keys.layout == thr_keys.layout == "C"
+        and keys.dtype == thr_keys.dtype == f32 and isinstance(start, types.Integer) and thr == f32
+    ):
+        return None
+    sig = types.int64(keys, thr_keys, start, thr)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        vec = ir.VectorType(ir.FloatType(), MASK_WIDTH)
+        rows = [context.make_array(ty)(context, builder, a) for ty, a in zip(signature.args[:2], args[:2])]
+        off = args[2]
+
+        def load(row: Any) -> Any:
+            ptr = builder.bitcast(builder.gep(row.data, [off]), ir.PointerType(vec))
+            return builder.load(ptr, align=4)
+
+        keys_v, thr_v = load(rows[0]), load(rows[1])
+        splat = builder.insert_element(ir.Constant(vec, ir.Undefined), args[3], ir.Constant(ir.IntType(32), 0))
+        splat = builder.shuffle_vector(splat, ir.Constant(vec, ir.Undefined),
+                                       ir.Constant(ir.VectorType(ir.IntType(32), MASK_WIDTH), [0] * MASK_WIDTH))
+        # max(thr_keys, thr) as a select: the thresholds are never NaN.
+        bound = builder.select(builder.fcmp_ordered(">", thr_v, splat), thr_v, splat)
+        bits = builder.bitcast(builder.fcmp_ordered("<=", keys_v, bound), ir.IntType(MASK_WIDTH))
+        return builder.zext(bits, ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def lowest_bit(typingctx: Any, mask: Any) -> Any:
+    """The index of the lowest set bit of a non-zero int64 (``llvm.cttz``)."""
+    if not isinstance(mask, types.Integer):
+        return None
+    sig = types.int64(mask)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
