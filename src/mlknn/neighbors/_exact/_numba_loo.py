@@ -73,6 +73,8 @@ def loo_diagonal(V: Any, a: int, best: Any, band: Any, out_pair: Any, out_key: A
     m = V.shape[0]
     k = best.shape[2]
     scratch = np.empty(m + k, dtype=np.float32)
+    below = np.full(m, -np.inf, dtype=np.float32)  # no column threshold: the row's alone
+    body = m - m % MASK_WIDTH
     n_out = 0
     for i in range(m):
         row = V[i]
@@ -83,12 +85,25 @@ def loo_diagonal(V: Any, a: int, best: Any, band: Any, out_pair: Any, out_key: A
             best[0, r, u] = scratch[u]
         thr = _threshold_of(best, r, band)
         hi = np.int64(r) << 32
-        for j in range(m):
+        for j0 in range(0, body, MASK_WIDTH):
+            mask: int = passing_mask(row, below, j0, thr)  # type: ignore[call-arg]  # typed by numba
+            while mask != 0:
+                j = j0 + lowest_bit(mask)
+                mask &= mask - 1
+                out_pair[n_out] = hi | (a + j)
+                out_key[n_out] = row[j]
+                n_out += 1
+        for j in range(body, m):
             v = row[j]
             out_pair[n_out] = hi | (a + j)
             out_key[n_out] = v
             n_out += v <= thr
     return n_out
+
+
+#: Keys of a row tested per branch in ``loo_tile``: four masks of ``MASK_WIDTH``
+#: bits in one int64.
+_WORD = 4 * MASK_WIDTH
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -141,7 +156,7 @@ def loo_tile(
     """
     n_rows, n_cols = V.shape
     room = out_pair.shape[0]
-    body = n_cols - n_cols % MASK_WIDTH
+    body = n_cols - n_cols % _WORD
     for j in range(n_cols):
         thr_col[j] = _threshold_of(best, b + j, band)
     for i in range(first_row, n_rows):
@@ -149,10 +164,12 @@ def loo_tile(
             return i, n_out
         row = V[i]
         thr = _threshold_of(best, a + i, band)
-        # Candidates are rare: whole groups of keys are compared at once, and only
-        # the flagged entries of a group are looked at.
-        for j0 in range(0, body, MASK_WIDTH):
+        # Candidates are rare: groups of keys are compared at once (four masks in
+        # one word, one branch), and only the flagged entries are looked at.
+        for j0 in range(0, body, _WORD):
             mask: int = passing_mask(row, thr_col, j0, thr)  # type: ignore[call-arg]  # typed by numba
+            for g in range(1, _WORD // MASK_WIDTH):
+                mask |= passing_mask(row, thr_col, j0 + g * MASK_WIDTH, thr) << (g * MASK_WIDTH)
             while mask != 0:
                 j = j0 + lowest_bit(mask)
                 mask &= mask - 1
