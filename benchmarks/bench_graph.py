@@ -15,6 +15,13 @@ the rounds for each: the machine may be shared, so single timings wander by
   product well below its square rate the two differ (the issue's AVX2 machine:
   about 0.6x); where the skinny rate equals the square one they agree.
 
+A third reference, the **half product**: the products the symmetric leave-one-out
+path itself computes (``half_product``: its diagonal tiles and the tiles above the
+diagonal, each pair once, on the same threads with one BLAS thread each) and nothing
+else, about n^2 d flops. ``x half product`` is the kernel's cost beyond its own
+products (selection, running bounds, re-ranking, threads); ``half product x square``
+how fast those products run against the square GEMM (0.5 if at its rate).
+
 Competitors:
 
 * ``mlknn brute``  - mlknn's exact kernel (``BruteNeighbors``), k = 10, LOO;
@@ -69,7 +76,7 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None, cpu_check=True):
 
         t = best_of_interleaved(
             {"square": square_gemm, "gemm256": lambda: gemm_only(X, 256), "gemm1024": lambda: gemm_only(X, 1024),
-             "ours": ours,
+             "half": lambda: half_product(X), "ours": ours,
              "legacy": legacy, "sklearn": sk, "faiss": fa if has_faiss else None},
             reps, once=("legacy", "sklearn", "faiss") if n > 20000 else (),
         )
@@ -85,6 +92,7 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None, cpu_check=True):
             "n": n, "d": d, "gflops": gflops, "bound_s": bound, "ours_s": t["ours"],
             "ratio_bound": t["ours"] / bound, "square_gflops": square_rate, "square_bound_s": square_bound,
             "ratio_square": t["ours"] / square_bound, "loadavg": load_average(),
+            "half_s": t["half"], "ratio_half": t["ours"] / t["half"], "half_over_square": t["half"] / square_bound,
             "legacy_s": t["legacy"], "legacy_ratio_bound": t["legacy"] / bound,
             "speedup_vs_legacy": t["legacy"] / t["ours"], "sklearn_s": t["sklearn"],
             "sklearn_over_ours": t["sklearn"] / t["ours"], "faiss_s": t["faiss"],
@@ -97,6 +105,45 @@ def run(sizes=(5000, 20000, 50000), d=120, k=10, repeats=None, cpu_check=True):
             f"({t['ours'] / bound:.2f}x, {t['ours'] / square_bound:.2f}x square) "
             f"v0 {t['legacy']:.2f}s sklearn {t['sklearn']:.2f}s faiss {t['faiss']} cpu ratio {cpu}")
     return rows
+
+
+def half_product(X):
+    """The products of the symmetric leave-one-out path alone (its tiles, each pair once).
+
+    The tiles of ``mlknn.neighbors._exact._loo`` (``TILE_ROWS`` x ``TILE_COLS``, K =
+    d + 2): each strip against itself, then against every later point tile by tile,
+    into one reused buffer per thread; the strips shared by as many threads as
+    ``BruteNeighbors`` uses (``n_jobs=None``), each with one BLAS thread. No selection.
+    """
+    import threading
+
+    from mlknn.neighbors._exact import _loo
+    from mlknn.utils._threads import blas_single_threaded, run_items, threads_for
+
+    n, d = X.shape
+    F = np.ones((n, d + 2), dtype=np.float32)
+    F[:, :d] = X
+    rows, cols = _loo.TILE_ROWS, _loo.TILE_COLS
+    workers = threads_for(None)
+    strips = iter(range(0, n, rows))
+    take = threading.Lock()
+
+    def worker(_):
+        buf = np.empty(rows * max(rows, cols), dtype=np.float32)
+        while True:
+            with take:
+                a = next(strips, None)
+            if a is None:
+                return
+            b = min(a + rows, n)
+            A = F[a:b]
+            np.matmul(A, F[a:b].T, out=buf[: (b - a) ** 2].reshape(b - a, b - a))
+            for c in range(b, n, cols):
+                e = min(c + cols, n)
+                np.matmul(A, F[c:e].T, out=buf[: (b - a) * (e - c)].reshape(b - a, e - c))
+
+    with blas_single_threaded():
+        run_items(worker, range(workers), workers)
 
 
 def cpu_ratio(X, k=10):
@@ -136,12 +183,14 @@ def cpu_ratio(X, k=10):
 
 
 def table(rows):
-    header = ["n", "square GEMM GFLOP/s", "square bound (s)", "x square bound", "skinny GEMM GFLOP/s",
+    header = ["n", "square GEMM GFLOP/s", "square bound (s)", "x square bound", "half product (s)",
+              "half product x square", "x half product", "skinny GEMM GFLOP/s",
               "GEMM-only pass = skinny bound (s)", "mlknn brute (s)", "x skinny bound", "v0 (s)", "v0 x bound",
               "speed-up vs v0", "sklearn brute (s)", "sklearn / mlknn", "faiss exact (s)", "faiss / mlknn",
               "same indices (v0, faiss)", "sklearn agreement", "cpu ratio (1 thread): x skinny",
               "x square", "plain path x square"]
-    body = [[r["n"], r["square_gflops"], r["square_bound_s"], r["ratio_square"], r["gflops"], r["bound_s"],
+    body = [[r["n"], r["square_gflops"], r["square_bound_s"], r["ratio_square"], r.get("half_s"),
+             r.get("half_over_square"), r.get("ratio_half"), r["gflops"], r["bound_s"],
              r["ours_s"], r["ratio_bound"], r["legacy_s"],
              r["legacy_ratio_bound"], r["speedup_vs_legacy"], r["sklearn_s"], r["sklearn_over_ours"],
              r["faiss_s"], r["faiss_over_ours"], f"{r['same_as_legacy']}, {r['same_as_faiss']}",

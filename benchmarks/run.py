@@ -165,7 +165,10 @@ def _graph_note(rows):
         if r.get("cpu_ratio_square") is not None:
             cpu += (f"; one-thread CPU time over the square-GEMM bound {r['cpu_ratio_square']:.2f}x "
                     f"(the plain path, each pair computed twice: {r['cpu_ratio_square_plain']:.2f}x)")
-        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_square']:.2f}x the square-GEMM bound and "
+        half = "" if r.get("half_s") is None else (
+            f" (its own half product alone: {r['half_over_square']:.2f}x the square bound; the rest "
+            f"{r['ratio_half']:.2f}x the half product)")
+        out.append(f"n = {r['n']}: mlknn brute at {r['ratio_square']:.2f}x the square-GEMM bound{half} and "
                    f"{r['ratio_bound']:.2f}x the skinny-GEMM bound{cpu} "
                    f"(v0: {r['legacy_ratio_bound']:.2f}x), {r['sklearn_over_ours']:.2f}x faster than "
                    "scikit-learn brute" + ("" if r["faiss_over_ours"] is None else
