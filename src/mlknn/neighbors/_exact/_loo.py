@@ -46,7 +46,8 @@ from . import _compiled
 from ._kernel import GEMM_RTOL, Index, candidates, finish, threshold
 from ._layout import KeyLayout, Keys
 
-# The pool is pruned when it passes max(4 n k, this many) entries.
+# The pool is pruned when it passes max(_PRUNE_PER_KEY n k, _PRUNE_MIN) entries.
+_PRUNE_PER_KEY = 4
 _PRUNE_MIN = 1 << 20
 
 #: Where the symmetric path pays: it halves the GEMM flops but keeps a candidate
@@ -208,7 +209,7 @@ def _blockwise_candidates(F: Keys, scale: NDArray[np.float64], k: int, block: in
     pool: list[tuple[Index, Index, Keys]] = []
     # Entries pooled since the last pruning, and the size that triggers the next:
     # pruning keeps the pool near n (k + band) instead of n k ln(n / b) (large n).
-    pooled, limit = [0], [max(4 * n * k, _PRUNE_MIN)]
+    pooled, limit = [0], [max(_PRUNE_PER_KEY * n * k, _PRUNE_MIN)]
     local = threading.local()
 
     def keep(rows: Index, cols: Index, keys: Keys) -> None:
@@ -274,7 +275,7 @@ _ROOM_ROWS = 64
 class _Pool:
     """The candidates of every tile, as (``row << 32 | column``, key) chunks.
 
-    Pruned against the current bounds whenever it passes ``max(4 n k,
+    Pruned against the current bounds whenever it passes ``max(_PRUNE_PER_KEY n k,
     _PRUNE_MIN)`` entries since the last pruning (the bounds only decrease, so an
     entry dropped now would fail the final filter too)."""
 
@@ -282,27 +283,44 @@ class _Pool:
         self.pairs: list[NDArray[np.int64]] = []
         self.keys: list[Keys] = []
         self.best, self.scale = best, scale
-        self.pooled, self.limit = 0, max(4 * n * k, _PRUNE_MIN)
+        self.pooled, self.limit = 0, max(_PRUNE_PER_KEY * n * k, _PRUNE_MIN)
         self.lock = threading.Lock()
 
     def add(self, pairs: NDArray[np.int64], keys: Keys) -> None:
+        pairs, keys = pairs.copy(), keys.copy()
         with self.lock:
-            self.pairs.append(pairs.copy())
-            self.keys.append(keys.copy())
+            self.pairs.append(pairs)
+            self.keys.append(keys)
             self.pooled += pairs.size
             if self.pooled > self.limit:
                 self.prune()
                 self.limit = max(self.limit, 2 * self.pooled)
 
-    def prune(self) -> None:
-        """Keep the entries within the rounding band of their row's bound now (the
-        smallest of its states' k-th keys)."""
-        pairs, keys = np.concatenate(self.pairs), np.concatenate(self.keys)
-        rows = (pairs >> 32).astype(np.intp)
+    def thresholds(self) -> Keys:
+        """Every point's threshold now: its bound (the smallest of its states'
+        k-th keys) plus twice the rounding bound (``_kernel.threshold``)."""
         bound = self.best[:, :, -1].min(axis=0).astype(np.float64)
-        ok = keys <= threshold(bound, self.scale, keys.dtype)[rows]
+        return threshold(bound, self.scale, self.best.dtype)
+
+    def prune(self) -> None:
+        """Keep the entries within the rounding band of their row's bound now."""
+        pairs, keys = np.concatenate(self.pairs), np.concatenate(self.keys)
+        ok = keys <= self.thresholds()[pairs >> 32]
         self.pairs, self.keys = [pairs[ok]], [keys[ok]]
         self.pooled = int(ok.sum())
+
+    def final(self, workers: int) -> NDArray[np.int64]:
+        """The pairs within the rounding band of the final bounds, sorted: the chunks
+        filtered in parallel, then one sort."""
+        thr = self.thresholds()
+        kept: list[NDArray[np.int64]] = [np.empty(0, dtype=np.int64)] * len(self.pairs)
+
+        def keep(t: int) -> None:
+            pairs = self.pairs[t]
+            kept[t] = pairs[self.keys[t] <= thr[pairs >> 32]]
+
+        map_chunks(keep, range(len(kept)), workers)
+        return np.sort(np.concatenate(kept))
 
 
 def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, rows: int, workers: int) -> NDArray[np.int64]:
@@ -368,5 +386,4 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
         # of filling k empty slots per point and worker.
         best[1:] = best[0]
         run_items(worker, range(workers), workers)
-    pool.prune()
-    return np.sort(pool.pairs[0])
+    return pool.final(workers)
