@@ -335,21 +335,27 @@ def test_loo_diagonal_kernel_against_its_definition():
     nk = pytest.importorskip("mlknn.neighbors._exact._numba_loo")
     rng = np.random.default_rng(7)
     n, k, a = 60, 5, 11
-    for m in (30, 4, 1):  # fewer than k others: every other key passes
+    for m, group in ((30, 2), (30, 1), (23, 3), (4, 1), (1, 1)):  # fewer than k others: every key passes
         V = rng.integers(0, 6, size=(m, m)).astype(np.float32)
         band = np.full(n, 0.5)
         best = np.full((2, n, k), np.inf, np.float32)
         pairs, keys = np.empty(m * m, np.int64), np.empty(m * m, np.float32)
-        count = nk.loo_diagonal(V.copy(), a, best, band, pairs, keys)
+        count = nk.loo_diagonal(V.copy(), a, group, best, band, pairs, keys)
         got = sorted(zip((pairs[:count] >> 32).tolist(), (pairs[:count] & 0xFFFFFFFF).tolist(), keys[:count].tolist()))
         want = []
+        n_groups = m // group
         for i in range(m):
-            others = np.delete(V[i], i)
-            low = np.sort(np.concatenate([others, np.full(k, np.inf, np.float32)]))[:k]
-            np.testing.assert_array_equal(best[0, a + i], low)
-            thr = _threshold_now(best, a + i, band)
+            row = V[i].copy()
+            row[i] = np.inf
+            minima = row[: n_groups * group].reshape(group, n_groups).min(axis=0)
+            pool = np.concatenate((minima, row[n_groups * group :]))
+            kth = np.sort(pool)[k - 1] if pool.size >= k else np.inf
+            thr = np.float32(min(float(kth) + 0.5 + 1e-300, np.finfo(np.float32).max))
             want += [(a + i, a + j, float(V[i, j])) for j in range(m) if j != i and V[i, j] <= thr]
+            low = np.sort(np.concatenate([np.delete(V[i], i), np.full(k, np.inf, np.float32)]))[:k]
+            np.testing.assert_array_equal(best[0, a + i], low)  # the row's k smallest
         assert got == sorted(want)
+        assert np.all(best[1] == np.inf)
 
 
 def test_passing_mask_and_lowest_bit_against_their_definitions():

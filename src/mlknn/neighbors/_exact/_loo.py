@@ -347,7 +347,7 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
         V = _negated_keys(F, a, b) @ F[a:b].T
         m = b - a
         pairs, keys = np.empty(m * m, dtype=np.int64), np.empty(m * m, dtype=F.dtype)
-        count = mod.loo_diagonal(V, a, best, band, pairs, keys)
+        count = mod.loo_diagonal(V, a, _compiled.group_size(m, k), best, band, pairs, keys)
         pool.add(pairs[:count], keys[:count])
 
     queue = iter(starts)

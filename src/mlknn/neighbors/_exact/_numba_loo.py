@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._numba_kernels import _kth_filtered
+from ._numba_kernels import _group_minima, _kth_filtered, group_buffers
 from ._numba_simd import MASK_WIDTH, lowest_bit, passing_mask
 
 __all__ = ["loo_diagonal", "loo_tile"]
@@ -59,33 +59,42 @@ def _offer(best: Any, s: int, r: int, v: Any) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def loo_diagonal(V: Any, a: int, best: Any, band: Any, out_pair: Any, out_key: Any) -> int:
+def loo_diagonal(
+    V: Any, a: int, group: int, best: Any, band: Any, out_pair: Any, out_key: Any
+) -> int:
     """Candidates of a diagonal tile of the symmetric leave-one-out path.
 
     ``V`` (m, m), float32: the keys of the points ``a .. a + m - 1`` against each
     other (the diagonal is overwritten with +inf: a point is not its own
-    neighbour). Per row ``i`` (point ``a + i``): state 0 of the point becomes the
-    k smallest keys of its row (+inf where fewer), its threshold follows
-    (``_threshold_of``), and the keys at or under it are written to ``out_pair``
-    (``row << 32 | column``, global indices) and ``out_key``, which hold at least
-    ``m * m`` entries. Returns the number written.
+    neighbour). Per row ``i`` (point ``a + i``): an upper bound on its k-th key
+    from interleaved groups of ``group`` columns (the k-th smallest of the group
+    minima and tail keys, as the dense selection's step 2; +inf with fewer than k of
+    them), its threshold (that bound plus the band, the rule of
+    ``_threshold_of``), and the keys at or under it, written to ``out_pair``
+    (``row << 32 | column``, global indices) and ``out_key`` (at least ``m * m``
+    entries) and offered to the point's state 0. Every key of the row's k smallest
+    is under the threshold, so the state ends as exactly those (+inf where fewer).
+    Returns the number written.
     """
     m = V.shape[0]
     k = best.shape[2]
-    scratch = np.empty(m + k, dtype=np.float32)
+    n_groups, _, pool, scratch, _ = group_buffers(m, group, k)
+    use_bound = pool.shape[0] >= k
     below = np.full(m, -np.inf, dtype=np.float32)  # no column threshold: the row's alone
-    body = m - m % MASK_WIDTH
+    body_mask = m - m % MASK_WIDTH
     n_out = 0
     for i in range(m):
         row = V[i]
         row[i] = np.inf
         r = a + i
-        _kth_filtered(row, k, scratch)  # leaves the k smallest, ascending, in scratch[:k]
-        for u in range(k):
-            best[0, r, u] = scratch[u]
-        thr = _threshold_of(best, r, band)
+        kth = np.inf
+        if use_bound:
+            _group_minima(row, group, n_groups, pool)
+            kth = _kth_filtered(pool, k, scratch)
+        t64 = kth + band[r] + 1e-300
+        thr = np.float32(t64) if t64 < _LARGEST else _LARGEST
         hi = np.int64(r) << 32
-        for j0 in range(0, body, MASK_WIDTH):
+        for j0 in range(0, body_mask, MASK_WIDTH):
             mask: int = passing_mask(row, below, j0, thr)  # type: ignore[call-arg]  # typed by numba
             while mask != 0:
                 j = j0 + lowest_bit(mask)
@@ -93,11 +102,14 @@ def loo_diagonal(V: Any, a: int, best: Any, band: Any, out_pair: Any, out_key: A
                 out_pair[n_out] = hi | (a + j)
                 out_key[n_out] = row[j]
                 n_out += 1
-        for j in range(body, m):
+                _offer(best, 0, r, row[j])
+        for j in range(body_mask, m):
             v = row[j]
-            out_pair[n_out] = hi | (a + j)
-            out_key[n_out] = v
-            n_out += v <= thr
+            if v <= thr:
+                out_pair[n_out] = hi | (a + j)
+                out_key[n_out] = v
+                n_out += 1
+                _offer(best, 0, r, v)
     return n_out
 
 
