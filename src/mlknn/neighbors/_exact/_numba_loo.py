@@ -128,18 +128,24 @@ def _take(
     to its state, each threshold lowered with its bound). Returns ``(n_out, thr)``."""
     v = V[i, j]
     r, c = a + i, b + j
-    if v <= thr:
-        out_pair[n_out] = (np.int64(r) << 32) | c
-        out_key[n_out] = v
-        n_out += 1
-        if _offer(best, 0, r, v):
-            thr = _threshold_of(best, r, band)
-    if v <= thr_col[j]:
-        out_pair[n_out] = (np.int64(c) << 32) | r
-        out_key[n_out] = v
-        n_out += 1
-        if _offer(best, col_state, c, v):
-            thr_col[j] = _threshold_of(best, c, band)
+    row_hit = v <= thr
+    col_hit = v <= thr_col[j]
+    # Both slots written, each kept by its test: no branch to mispredict on the
+    # two tests, which go either way.
+    out_pair[n_out] = (np.int64(r) << 32) | c
+    out_key[n_out] = v
+    n_out += row_hit
+    out_pair[n_out] = (np.int64(c) << 32) | r
+    out_key[n_out] = v
+    n_out += col_hit
+    # The bound tests first: most candidates lower their state's bound.
+    k = best.shape[2]
+    if v < best[0, r, k - 1] and row_hit:
+        _offer(best, 0, r, v)
+        thr = _threshold_of(best, r, band)
+    if v < best[col_state, c, k - 1] and col_hit:
+        _offer(best, col_state, c, v)
+        thr_col[j] = _threshold_of(best, c, band)
     return n_out, thr
 
 
