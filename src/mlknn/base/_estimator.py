@@ -547,18 +547,14 @@ class KNNMultiLabelBase(
                                        (y_dtype, container), unknown)
         return self
 
+    @fill_doc
     def predict_proba_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> FloatArray:
         """Scores from a precomputed query graph (at least :meth:`search_width` wide).
 
         Parameters
         ----------
-        graph : NeighborGraph
-            Neighbours of the queries among the training points (a leave-one-out
-            graph for the training set itself), at least :meth:`search_width` wide;
-            wider graphs are cut to that width.
-        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
-            The queries' features, for estimators that use them
-            (``knn_capabilities()["uses_features"]``); else ignored.
+        {query_graph}
+        {X_graph_features}
 
         Returns
         -------
@@ -569,18 +565,14 @@ class KNNMultiLabelBase(
         self._check_dense_scores(graph.n_points if isinstance(graph, NeighborGraph) else 0)
         return self._predict_proba_graph(self._query_from_graph(graph, X), X)
 
+    @fill_doc
     def predict_from_graph(self, graph: NeighborGraph, X: MatrixLike = None) -> MatrixLike:
         """0/1 predictions from a precomputed query graph (as :meth:`predict`).
 
         Parameters
         ----------
-        graph : NeighborGraph
-            Neighbours of the queries among the training points (a leave-one-out
-            graph for the training set itself), at least :meth:`search_width` wide;
-            wider graphs are cut to that width.
-        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
-            The queries' features, for estimators that use them
-            (``knn_capabilities()["uses_features"]``); else ignored.
+        {query_graph}
+        {X_graph_features}
 
         Returns
         -------
@@ -589,6 +581,7 @@ class KNNMultiLabelBase(
         """
         return self._format_prediction(self._predict_graph(self._query_from_graph(graph, X), X))
 
+    @fill_doc
     def predict_topk_from_graph(
         self, graph: NeighborGraph, X: MatrixLike = None, k: int = 5
     ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -596,13 +589,8 @@ class KNNMultiLabelBase(
 
         Parameters
         ----------
-        graph : NeighborGraph
-            Neighbours of the queries among the training points (a leave-one-out
-            graph for the training set itself), at least :meth:`search_width` wide;
-            wider graphs are cut to that width.
-        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
-            The queries' features, for estimators that use them
-            (``knn_capabilities()["uses_features"]``); else ignored.
+        {query_graph}
+        {X_graph_features}
         k : int, default=5
             Labels per query.
 

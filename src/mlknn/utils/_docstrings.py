@@ -72,6 +72,17 @@ SHARED_PARAMETERS = {
         "Y : {array-like, sparse matrix} of shape (n_samples, n_labels)\n"
         "    Training labels (0/1)."
     ),
+    "query_graph": (
+        "graph : NeighborGraph\n"
+        "    Neighbours of the queries among the training points (a leave-one-out\n"
+        "    graph for the training set itself), at least :meth:`search_width` wide;\n"
+        "    wider graphs are cut to that width."
+    ),
+    "X_graph_features": (
+        "X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None\n"
+        "    The queries' features, for estimators that use them\n"
+        '    (``knn_capabilities()["uses_features"]``); else ignored.'
+    ),
     # The k-neighbour estimators draw nothing themselves; only a randomised search does.
     "random_state_backend": (
         "random_state : int, RandomState instance or None, default=None\n"
