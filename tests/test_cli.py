@@ -5,6 +5,7 @@ import sqlite3
 
 import pytest
 
+import mlknn
 from mlknn.cli._main import main
 from mlknn.metrics import METRIC_NAMES
 
@@ -246,3 +247,12 @@ def test_grid_log_lines_carry_no_source_location(capsys):
         progress.message("fold 1 of 1 done")
     out = capsys.readouterr().out
     assert "fold 1 of 1 done" in out and "_run.py" not in out
+
+
+def test_single_run_passes_max_memory_to_the_resource_guards(capsys):
+    code, out = _run(["run", "--k", "5", "--param", "max_memory=1KB"], capsys)
+    flat = " ".join(out.split())
+    assert code == 1 and "MLkNN.fit refused" in flat and "MLkNN's max_memory='1KB'" in flat, out
+    with mlknn.config_context(max_memory="1KB"):
+        code, out = _run(["run", "--k", "5", "--param", "max_memory=off"], capsys)
+    assert code == 0 and "max_memory=off" in " ".join(out.split()), out

@@ -1,6 +1,8 @@
 """Resource guards: mlknn.config_context and the memory / time estimates of every fit and prediction."""
 
+import inspect
 import json
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -10,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 import mlknn
 from mlknn import InsufficientMemoryError, LabelSpaceTooLargeError, LongFitWarning, MLkNN
@@ -142,6 +145,8 @@ _CHILD = textwrap.dedent("""
     import numpy as np, scipy.sparse as sp
     import mlknn
     name, n, q = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    # "config": the global limit; "param": the estimator's max_memory, the global one off.
+    limit = sys.argv[4] if len(sys.argv) > 4 else "config"
     rng = np.random.default_rng(0)
     X = rng.standard_normal((n, 32)).astype(np.float32)
     rows = np.repeat(np.arange(n), 5)
@@ -150,8 +155,8 @@ _CHILD = textwrap.dedent("""
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
     try:
-        with mlknn.config_context(max_memory="4GB"):
-            getattr(mlknn, name)(n_neighbors=10).fit(X, Y)
+        with mlknn.config_context(max_memory="off" if limit == "param" else "4GB"):
+            getattr(mlknn, name)(n_neighbors=10, max_memory="4GB" if limit == "param" else None).fit(X, Y)
         message = None
     except mlknn.InsufficientMemoryError as exc:
         message = str(exc)
@@ -160,14 +165,17 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("name", ["MLHiKNN", "DMLkNN", "IBLR"])
-def test_refusal_comes_before_any_large_allocation(name):
+@pytest.mark.parametrize(("name", "limit"), [("MLHiKNN", "config"), ("DMLkNN", "config"), ("IBLR", "config"),
+                                           ("MLHiKNN", "param")])
+def test_refusal_comes_before_any_large_allocation(name, limit):
     # The case that was killed for memory at 24 GB: q = 50,000 labels, 15,000 rows, CSR Y.
-    out = subprocess.run([sys.executable, "-c", _CHILD, name, "15000", "50000"], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", _CHILD, name, "15000", "50000", limit], capture_output=True,
                          text=True, check=True, timeout=120)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["message"] is not None, "the fit was not refused"
     assert f"{name}.fit refused" in result["message"] and "GiB) of memory" in result["message"]
+    source = f"{name}'s max_memory='4GB'" if limit == "param" else "the configured max_memory"
+    assert f"the limit is 3.73 GiB ({source}" in result["message"]
     assert "q = 50,000 labels" in result["message"]
     # Refused before densifying Y (0.75 GB as uint8) or any (n, q) array (6 GB as float64).
     assert result["grew_kib"] < 200 * 1024
@@ -221,3 +229,108 @@ def test_long_fit_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error", LongFitWarning)
         MLkNN(n_neighbors=5).fit(X, Y)  # the count estimators have no dense products
+
+
+# ------------------------------------------------- the estimators' max_memory parameter
+# None follows the global setting; any other value overrides it for that estimator,
+# in both directions. Every estimator behind the guards: the kNN family of the registry.
+GUARDED = sorted({get_estimator_class(key).__name__ for key in KNN_ESTIMATORS})
+
+
+def _make(name, **params):
+    return getattr(mlknn, name)(n_neighbors=4, **params)
+
+
+def test_every_guarded_estimator_has_the_parameter_last_with_default_none():
+    from mlknn.base import KNNMultiLabelBase
+
+    assert len(GUARDED) == len(KNN_ESTIMATORS)
+    for name in GUARDED:
+        cls = getattr(mlknn, name)
+        assert issubclass(cls, KNNMultiLabelBase)
+        last = list(inspect.signature(cls).parameters.values())[-1]
+        assert (last.name, last.default) == ("max_memory", None), name
+        assert cls().get_params()["max_memory"] is None
+
+
+@pytest.mark.parametrize("name", GUARDED)
+def test_parameter_refuses_where_the_global_setting_allows(name):
+    X, Y = _data(n=60, q=4, d=3)
+    with mlknn.config_context(max_memory="off"), pytest.raises(InsufficientMemoryError) as info:
+        _make(name, max_memory="1KB").fit(X, Y)
+    message = str(info.value)
+    assert f"{name}.fit refused" in message and "bytes (" in message
+    assert f"the limit is 1000 bytes ({name}'s max_memory='1KB'" in message
+    assert "set_params(max_memory=...)" in message and "the configured max_memory" not in message
+
+
+@pytest.mark.parametrize("name", GUARDED)
+def test_parameter_allows_where_the_global_setting_refuses(name):
+    X, Y = _data(n=60, q=4, d=3)
+    expected = _make(name).fit(X, Y).predict_proba(X[:10])
+    with mlknn.config_context(max_memory="1KB"):
+        for limit in ("off", 10**12, float("inf"), "64GB"):
+            clf = _make(name, max_memory=limit).fit(X, Y)
+            np.testing.assert_array_equal(clf.predict_proba(X[:10]), expected)
+            clf.predict(X[:10])
+            clf.predict_topk(X[:10], 2)
+
+
+def test_none_follows_the_global_setting():
+    X, Y = _data(n=60, q=4, d=3)
+    clf = _make("MLkNN", max_memory=None)
+    with mlknn.config_context(max_memory="1KB"), pytest.raises(InsufficientMemoryError) as info:
+        clf.fit(X, Y)
+    assert "the configured max_memory" in str(info.value) and "max_memory=None" not in str(info.value)
+    clf.fit(X, Y)  # outside the block: the default limit, half the available memory
+
+
+def test_predictions_are_guarded_by_the_parameter_too():
+    X, Y = _data(n=60, q=4, d=3)
+    clf = _make("MLkNN").fit(X, Y)
+    clf.set_params(max_memory=1000)
+    with mlknn.config_context(max_memory="off"):
+        for call in (clf.predict, clf.predict_proba, lambda Z: clf.predict_topk(Z, 2)):
+            with pytest.raises(InsufficientMemoryError, match=r"max_memory=1000"):
+                call(X)
+
+
+@pytest.mark.parametrize("name", ["MLkNN", "DMLkNN", "IBLR"])
+def test_a_refused_fit_leaves_the_fitted_model_unchanged(name):
+    X, Y = _data(n=60, q=4, d=3)
+    clf = _make(name).fit(X, Y)
+    before = clf.predict_proba(X[:10])
+    clf.set_params(max_memory="1KB")
+    with pytest.raises(InsufficientMemoryError, match="max_memory='1KB'"):
+        clf.fit(X[:40], Y[:40, :2])
+    assert clf.n_labels_ == 4 and clf.n_train_ == 60
+    clf.set_params(max_memory=None)
+    np.testing.assert_array_equal(clf.predict_proba(X[:10]), before)
+
+
+@pytest.mark.parametrize("value", ["abc", "8XB", "-3GB", -1, 0, True, float("nan"), [1]])
+def test_invalid_values_name_the_parameter_at_fit(value):
+    X, Y = _data(n=60, q=4, d=3)
+    with pytest.raises(ValueError, match=r"'max_memory' parameter of MLkNN must be .*Got"):
+        _make("MLkNN", max_memory=value).fit(X, Y)
+
+
+def test_clone_and_get_params_carry_the_parameter():
+    clf = _make("DMLkNN", max_memory="16GB")
+    assert clf.get_params()["max_memory"] == "16GB"
+    assert clone(clf).max_memory == "16GB"
+    assert "max_memory='16GB'" in repr(clf)
+
+
+def test_a_model_saved_before_the_parameter_existed_follows_the_global_setting(tmp_path):
+    X, Y = _data(n=60, q=4, d=3)
+    clf = _make("MLkNN").fit(X, Y)
+    expected = clf.predict_proba(X[:10])
+    del clf.max_memory  # what a model saved before the parameter holds
+    for back in (pickle.loads(pickle.dumps(clf)), mlknn.load(mlknn.save(clf, tmp_path / "old.npz"))):
+        assert "max_memory" not in vars(back)
+        assert back.get_params()["max_memory"] is None and clone(back).max_memory is None
+        np.testing.assert_array_equal(back.predict_proba(X[:10]), expected)
+        with mlknn.config_context(max_memory="1KB"), pytest.raises(InsufficientMemoryError,
+                                                                   match="the configured max_memory"):
+            back.predict(X[:10])

@@ -145,6 +145,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         the neighbourhood's size; docs/incomplete_labels.md); ``"negative"``
         reads them as 0.
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -213,6 +214,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         random_state: Any = None,
         max_samples: int | None = None,
         missing_labels: str = "ignore",
+        max_memory: Any = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -224,6 +226,7 @@ class BMLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         self.random_state = random_state
         self.max_samples = max_samples
         self.missing_labels = missing_labels
+        self.max_memory = max_memory
 
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:
         self.radius_ = _resolve_radius(self.radius, graph, self.n_neighbors)
@@ -335,6 +338,7 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
         As in :class:`BMLkNN` (the counts over a radius neighbourhood's observed
         labels, rescaled to its size).
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -421,6 +425,7 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
         random_state: Any = None,
         max_samples: int | None = None,
         missing_labels: str = "ignore",
+        max_memory: Any = None,
     ) -> None:
         self.radius = radius
         self.n_neighbors = n_neighbors
@@ -431,6 +436,7 @@ class NeighborhoodClassifier(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelB
         self.random_state = random_state
         self.max_samples = max_samples
         self.missing_labels = missing_labels
+        self.max_memory = max_memory
 
     def _radius_counts(
         self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike, loo: bool

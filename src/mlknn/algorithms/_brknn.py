@@ -79,6 +79,7 @@ class BRkNNa(BRkNN):
     weights : {"uniform", "distance"} or callable, default="uniform"
         See :class:`BRkNN`; the fallback takes the label of highest weighted vote.
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -213,6 +214,7 @@ class BRkNNb(BRkNN):
         See :class:`BRkNN`; ``L`` is then the sum of the weighted counts ``k v_l``
         and s is computed in float64.
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------

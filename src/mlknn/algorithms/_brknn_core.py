@@ -112,6 +112,7 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
         4th power). Only with ``variant="paper"``. :func:`mlknn.persistence.save`
         refuses a callable (pickle a module-level function instead).
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -168,7 +169,8 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
     def __init__(self, n_neighbors: int = 10, *, neighbors: Any = "brute", metric: str = "euclidean",
                  n_jobs: int | None = None, hubness: Any = None, variant: str = "paper",
                  random_state: Any = None, weights: WeightsParam = "uniform",
-                 missing_labels: str = "ignore", max_samples: int | None = None) -> None:
+                 missing_labels: str = "ignore", max_samples: int | None = None,
+                 max_memory: Any = None) -> None:
         self.n_neighbors = n_neighbors
         self.neighbors = neighbors
         self.metric = metric
@@ -179,6 +181,7 @@ class BRkNN(_PartialFitMixin, KNNMultiLabelBase):
         self.max_samples = max_samples
         self.weights = weights
         self.missing_labels = missing_labels
+        self.max_memory = max_memory
 
     def _weighted(self) -> bool:
         return not (isinstance(self.weights, str) and self.weights == "uniform")

@@ -167,6 +167,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         neighbours whose label is observed, rescaled to k;
         docs/incomplete_labels.md); ``"negative"`` reads them as 0.
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -240,6 +241,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         random_state: Any = None,
         max_samples: int | None = None,
         missing_labels: str = "ignore",
+        max_memory: Any = None,
     ) -> None:
         self.hubness = hubness
         self.variant = variant
@@ -252,6 +254,7 @@ class DMLkNN(_PartialFitMixin, KNNMultiLabelBase):
         self.random_state = random_state
         self.max_samples = max_samples
         self.missing_labels = missing_labels
+        self.max_memory = max_memory
 
     def _method_estimate(self, size: ProblemSize, action: str) -> ResourceEstimate:
         # Dense in q: see mlknn.algorithms._footprint.

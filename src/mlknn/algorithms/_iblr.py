@@ -170,6 +170,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
     variant : {"paper", "mulan"}, default="paper"
         Whose reading (see the table above).
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -255,6 +256,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
         variant: str = "paper",
         random_state: Any = None,
         max_samples: int | None = None,
+        max_memory: Any = None,
     ) -> None:
         self.hubness = hubness
         self.variant = variant
@@ -268,6 +270,7 @@ class IBLR(_PartialFitMixin, KNNMultiLabelBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.max_samples = max_samples
+        self.max_memory = max_memory
 
     # ------------------------------------------------------------ inputs
     def meta_features(self, graph: NeighborGraph) -> NDArray[np.float64]:

@@ -171,6 +171,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
         whose threads threadpoolctl controls).
     {random_state_backend}
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -254,6 +255,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
         n_jobs: int | None = None,
         random_state: Any = None,
         max_samples: int | None = None,
+        max_memory: Any = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.fuzziness = fuzziness
@@ -266,6 +268,7 @@ class MLHiKNN(_PartialFitMixin, KNNMultiLabelBase):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.max_samples = max_samples
+        self.max_memory = max_memory
 
     def _method_estimate(self, size: ProblemSize, action: str) -> ResourceEstimate:
         # Dense in q: see mlknn.algorithms._footprint.

@@ -423,6 +423,7 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         observed, rescaled to k; docs/incomplete_labels.md); ``"negative"``
         reads them as 0. A complete Y gives the same model either way.
     {max_samples}
+    {max_memory}
 
     Attributes
     ----------
@@ -516,6 +517,7 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         random_state: Any = None,
         missing_labels: str = "ignore",
         max_samples: int | None = None,
+        max_memory: Any = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.smoothing = smoothing
@@ -527,6 +529,7 @@ class MLkNN(_PartialFitMixin, _BayesCountsMixin, KNNMultiLabelBase):
         self.random_state = random_state
         self.missing_labels = missing_labels
         self.max_samples = max_samples
+        self.max_memory = max_memory
 
     # ----------------------------------------------------------------- fit
     def _fit_graph(self, graph: NeighborGraph, Y: LabelMatrix, X: MatrixLike) -> None:

@@ -42,6 +42,7 @@ from ..utils._param_validation import (
     Interval,
     _fit_context,
 )
+from ..utils._resources import MAX_MEMORY_CONSTRAINT
 from ..utils._typing import FloatArray, LabelMatrix, MatrixLike, NDArray
 from ..utils._validation import (
     SPARSE_LABEL_ESTIMATORS,
@@ -154,6 +155,9 @@ class KNNMultiLabelBase(
     n_jobs : int or None
     random_state : int, RandomState instance or None
         Passed to the backend (randomised searches such as pynndescent).
+    max_memory : int, float, str or None
+        The resource guards' memory limit for this estimator (None: the global
+        ``mlknn.config_context(max_memory=...)``).
     """
 
     # Parameters every subclass takes (stored by its __init__).
@@ -191,6 +195,7 @@ class KNNMultiLabelBase(
         "neighbors": list(NEIGHBORS_CONSTRAINT),
         "metric": [str],
         "n_jobs": [Integral, None],
+        "max_memory": MAX_MEMORY_CONSTRAINT,
     }
 
     def _search_width(self) -> int:

@@ -7,6 +7,8 @@ before anything of the problem's size is allocated. The estimate is
 the graph) plus the method's, by default the count estimators' (kNN label
 counts: O(n k r) for sparse labels, a few (n, q) arrays for dense ones);
 the dense-in-q solvers (DML-kNN, MLHiKNN, IBLR) override the method's part.
+The limit is the estimator's ``max_memory`` parameter where it is not None,
+else the global setting (``mlknn.config_context(max_memory=...)``).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -61,6 +63,10 @@ class _ResourceGuardMixin:
     n_labels_: int
     n_features_in_: int
     _supports_sparse_labels: bool
+    #: The ``max_memory`` parameter, stored by each estimator's ``__init__``. The class
+    #: default is for models saved (pickled or by mlknn.persistence) before the
+    #: parameter existed: they load without the attribute and follow the global setting.
+    max_memory: Any = None
 
     if TYPE_CHECKING:  # provided by KNNMultiLabelBase
         def search_width(self, n_train: int | None = None) -> int: ...
@@ -91,7 +97,7 @@ class _ResourceGuardMixin:
             sparse_labels=bool(getattr(self, "sparse_labels_", False) if sparse_labels is None else sparse_labels),
         )
         need = self._resource_estimate(size, action)
-        return check_resources(type(self).__name__, action, size, need)
+        return check_resources(type(self).__name__, action, size, need, max_memory=self.max_memory)
 
     def _rows_scored(self, X: Any) -> int:
         """Rows a prediction scores: those of X, or the training rows (leave-one-out) when X is None."""

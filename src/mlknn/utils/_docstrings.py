@@ -60,6 +60,15 @@ SHARED_PARAMETERS = {
         "    sliding window; the model then equals ``fit`` on exactly those rows).\n"
         "    None keeps every row. ``fit`` ignores it."
     ),
+    "max_memory": (
+        "max_memory : int, float, str or None, default=None\n"
+        "    Memory limit of this estimator's resource guards: a fit or prediction\n"
+        "    estimated to need more is refused with :class:`~mlknn.InsufficientMemoryError`\n"
+        "    before it allocates. Bytes (``8e9``), a size (``\"16GB\"``, ``\"512MiB\"``) or\n"
+        "    ``\"off\"`` (never refuse). None follows the global setting,\n"
+        "    ``mlknn.config_context(max_memory=...)`` (by default half the memory\n"
+        "    available at the call). See docs/scale.md."
+    ),
     "X_query": (
         "X : {array-like, sparse matrix} of shape (n_queries, n_features)\n"
         "    The query instances."

@@ -4,8 +4,9 @@ Every kNN estimator estimates, from the problem's sizes alone (rows, features,
 labels, non-zero labels, neighbours), the peak memory of a fit or prediction
 and, for the solvers that are dense in the number of labels q, their work in
 floating-point operations. :func:`check_resources` compares the memory with
-the limit (``mlknn.config_context(max_memory=...)``, by default half the memory
-available when the call starts) and refuses with one message naming the need,
+the limit (the estimator's ``max_memory`` parameter where it is set, else
+``mlknn.config_context(max_memory=...)``, by default half the memory available
+when the call starts) and refuses with one message naming the need,
 the time estimate and the estimators that can do the job; a fit estimated to
 run longer than ``warn_seconds`` warns once.
 
@@ -19,8 +20,10 @@ import importlib
 import os
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._config import get_config, parse_memory_size
+from ._param_validation import Options
 from ._validation import SPARSE_LABEL_ESTIMATORS, LabelSpaceTooLargeError
 
 
@@ -139,8 +142,56 @@ def available_memory() -> float | None:
         return None
 
 
-def memory_limit() -> tuple[float, str]:
-    """The byte limit of the guards and how it was set (for the message)."""
+class MemorySize(Options):
+    """Parameter constraint: what :func:`~mlknn.utils._config.parse_memory_size` reads.
+
+    A number of bytes > 0 (``inf`` too), a size string (``"16GB"``, ``"512 MiB"``)
+    or ``"off"``; the constraint of the estimators' ``max_memory`` parameter, beside
+    None. Written as a scikit-learn ``Options`` so that parameter validation names
+    the parameter, the rule and the value.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(object, set())
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        if val is None:
+            return False  # None is its own constraint (the global setting), listed beside this one
+        try:
+            parse_memory_size(val)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return "a number of bytes > 0, a size string such as '16GB' or '512MiB', 'off'"
+
+
+#: The constraint of the estimators' ``max_memory`` parameter (None: the global setting).
+MAX_MEMORY_CONSTRAINT: list[Any] = [MemorySize(), None]
+
+
+def memory_limit(max_memory: Any = None, owner: str = "the estimator") -> tuple[float, str]:
+    """The byte limit of the guards and how it was set (for the message).
+
+    Parameters
+    ----------
+    max_memory : int, float, str or None, default=None
+        An estimator's own limit; None: the global setting
+        (``mlknn.config_context(max_memory=...)``, by default half the available memory).
+    owner : str, default="the estimator"
+        Who set ``max_memory``, for the message.
+
+    Returns
+    -------
+    limit : float
+        Bytes (``inf``: no limit).
+    source : str
+        How the limit was set, in words.
+    """
+    if max_memory is not None:
+        own = parse_memory_size(max_memory)
+        return float("inf") if own is None else own, f"{owner}'s max_memory={max_memory!r}"
     configured = parse_memory_size(get_config()["max_memory"])
     if configured is not None:
         return configured, "the configured max_memory"
@@ -174,7 +225,17 @@ def estimated_seconds(flops: float) -> float:
 _WARNED: set[tuple[str, str, int]] = set()
 
 
-def check_resources(who: str, action: str, size: ProblemSize, need: ResourceEstimate) -> ResourceEstimate:
+def _how_to_change(who: str, max_memory: Any) -> str:
+    """The refusal's advice: where the limit that applied is changed."""
+    if max_memory is not None:
+        return (f"{who}(max_memory=...) or set_params(max_memory=...) changes it, max_memory='off' disables the "
+                "check, max_memory=None follows mlknn.config_context(max_memory=...)")
+    return (f"{who}(max_memory=...), mlknn.config_context(max_memory=...) or mlknn.set_config(max_memory=...) "
+            "changes it, max_memory='off' disables the check")
+
+
+def check_resources(who: str, action: str, size: ProblemSize, need: ResourceEstimate,
+                    max_memory: Any = None) -> ResourceEstimate:
     """Refuse when ``need`` exceeds the memory limit; warn once for a long fit.
 
     Parameters
@@ -186,6 +247,9 @@ def check_resources(who: str, action: str, size: ProblemSize, need: ResourceEsti
     size : ProblemSize
     need : ResourceEstimate
         With the alternative its message names.
+    max_memory : int, float, str or None, default=None
+        The estimator's ``max_memory`` parameter: its limit overrides the global
+        setting; None follows the global setting.
 
     Returns
     -------
@@ -198,7 +262,7 @@ def check_resources(who: str, action: str, size: ProblemSize, need: ResourceEsti
         Naming the bytes needed and their largest parts, the time estimate, the
         limit and how to change it, and the alternative.
     """
-    limit, source = memory_limit()
+    limit, source = memory_limit(max_memory, who)
     seconds = estimated_seconds(need.flops) if need.flops else 0.0
     rate = f"{float(get_config()['blas_flops']):.3g} flop/s"
     if need.bytes > limit:
@@ -215,8 +279,7 @@ def check_resources(who: str, action: str, size: ProblemSize, need: ResourceEsti
             f"{' (' + parts + ')' if parts else ''}{time} for n_train = {size.n_train:,} rows, "
             f"{size.n_queries:,} scored rows, q = {size.n_labels:,} labels, d = {size.n_features:,} "
             f"features, k = {size.n_neighbors}; the limit is {format_bytes(limit)} ({source}; "
-            "mlknn.config_context(max_memory=...) or mlknn.set_config(max_memory=...) changes it, "
-            "max_memory='off' disables the check). Use " + alternative + "."
+            f"{_how_to_change(who, max_memory)}). Use " + alternative + "."
         )
     if action == "fit" and seconds > float(get_config()["warn_seconds"]):
         key = (who, action, round(seconds))
