@@ -229,7 +229,7 @@ def test_tiled_path_with_small_output_buffers_and_pruning(spy, small_tiles, tile
     monkeypatch.setattr(loo_mod, "_PRUNE_PER_KEY", 0)
     pruned = []
     real = loo_mod._Pool.prune
-    monkeypatch.setattr(loo_mod._Pool, "prune", lambda self: pruned.append(1) or real(self))
+    monkeypatch.setattr(loo_mod._Pool, "prune", lambda self, part: pruned.append(1) or real(self, part))
     rng = np.random.default_rng(6)
     for X, k in ((rng.standard_normal((700, 9)), 8), (tie_heavy(rng, 500), 5)):
         assert_same(*both_paths(X, k, working_memory=0.1))

@@ -173,15 +173,14 @@ def symmetric_loo(
     F[:, : d + 1] = aug
     F[:, d + 1] = 1.0
     scale = layout.key_sqnorm + layout.key_sqnorm_max
-    pairs = None
     mod = _compiled.kernels()
     if mod is not None:
         try:
-            pairs = _tiled_candidates(mod, F, scale, k, min(block, TILE_ROWS), workers)
+            pool = _tiled_candidates(mod, F, scale, k, min(block, TILE_ROWS), workers)
+            return pool.nearest(layout.X, k, workers)
         except Exception as exc:  # a numba failure at run time: the numpy path
             _compiled.disable(exc)
-    if pairs is None:
-        pairs = _blockwise_candidates(F, scale, k, block, workers)
+    pairs = _blockwise_candidates(F, scale, k, block, workers)
     rows = (pairs >> 32).astype(np.intp)
     cols = (pairs & 0xFFFFFFFF).astype(np.intp)
     starts = range(0, n, block)
@@ -282,28 +281,35 @@ def _cache_aligned(size: int, dtype: np.dtype[Any]) -> Keys:
 
 
 class _Pool:
-    """The candidates of every tile, as (``row << 32 | column``, key) chunks.
+    """The candidates of every tile, as (``row << 32 | column``, key) chunks, a list
+    of them per thread (appended and pruned by that thread alone: no lock).
 
-    Pruned against the current bounds whenever it passes ``max(_PRUNE_PER_KEY n k,
-    _PRUNE_MIN)`` entries since the last pruning (the bounds only decrease, so an
-    entry dropped now would fail the final filter too)."""
+    A thread's list is pruned against the current bounds whenever it passes
+    ``max(_PRUNE_PER_KEY n k, _PRUNE_MIN)`` entries since its last pruning (the
+    bounds only decrease, so an entry dropped now would fail the final filter too).
+    """
 
-    def __init__(self, n: int, k: int, best: Keys, scale: NDArray[np.float64]) -> None:
-        self.pairs: list[NDArray[np.int64]] = []
-        self.keys: list[Keys] = []
+    def __init__(self, mod: Any, n: int, k: int, best: Keys, scale: NDArray[np.float64]) -> None:
+        self.mod = mod
         self.best, self.scale = best, scale
-        self.pooled, self.limit = 0, max(_PRUNE_PER_KEY * n * k, _PRUNE_MIN)
-        self.lock = threading.Lock()
+        self.limit = max(_PRUNE_PER_KEY * n * k, _PRUNE_MIN)
+        self.parts: list[_PoolPart] = []
+        self.local = threading.local()
+        self.lock = threading.Lock()  # guards the list of parts only
 
     def add(self, pairs: NDArray[np.int64], keys: Keys) -> None:
-        pairs, keys = pairs.copy(), keys.copy()
-        with self.lock:
-            self.pairs.append(pairs)
-            self.keys.append(keys)
-            self.pooled += pairs.size
-            if self.pooled > self.limit:
-                self.prune()
-                self.limit = max(self.limit, 2 * self.pooled)
+        """Pool a copy of the entries (the caller reuses its buffers)."""
+        part = getattr(self.local, "part", None)
+        if part is None:
+            part = self.local.part = _PoolPart(self.limit)
+            with self.lock:
+                self.parts.append(part)
+        part.pairs.append(pairs.copy())
+        part.keys.append(keys.copy())
+        part.pooled += pairs.size
+        if part.pooled > part.limit:
+            self.prune(part)
+            part.limit = max(part.limit, 2 * part.pooled)
 
     def thresholds(self) -> Keys:
         """Every point's threshold now: its bound (the smallest of its states'
@@ -311,29 +317,58 @@ class _Pool:
         bound = self.best[:, :, -1].min(axis=0).astype(np.float64)
         return threshold(bound, self.scale, self.best.dtype)
 
-    def prune(self) -> None:
-        """Keep the entries within the rounding band of their row's bound now."""
-        pairs, keys = np.concatenate(self.pairs), np.concatenate(self.keys)
-        ok = keys <= self.thresholds()[pairs >> 32]
-        self.pairs, self.keys = [pairs[ok]], [keys[ok]]
-        self.pooled = int(ok.sum())
-
-    def final(self, workers: int) -> NDArray[np.int64]:
-        """The pairs within the rounding band of the final bounds, sorted: the chunks
-        filtered in parallel, then one sort."""
+    def prune(self, part: "_PoolPart") -> None:
+        """Keep the entries of a thread's list within the rounding band of their
+        row's bound now (``_numba_loo.loo_compact``), as one chunk."""
         thr = self.thresholds()
-        kept: list[NDArray[np.int64]] = [np.empty(0, dtype=np.int64)] * len(self.pairs)
+        kept = [self.mod.loo_compact(p, v, thr) for p, v in zip(part.pairs, part.keys)]
+        part.pairs = [np.concatenate([p[:m] for p, m in zip(part.pairs, kept)])]
+        part.keys = [np.concatenate([v[:m] for v, m in zip(part.keys, kept)])]
+        part.pooled = part.pairs[0].size
 
-        def keep(t: int) -> None:
-            pairs = self.pairs[t]
-            kept[t] = pairs[self.keys[t] <= thr[pairs >> 32]]
+    def nearest(self, X: Keys, k: int, workers: int) -> tuple[NDArray[np.float64], Index]:
+        """The k nearest other points of every point (``(n, k)`` float64 squared
+        distances and indices, the plain path's answer) from the pooled entries
+        within the rounding band of the final bounds: the chunks filtered in place
+        in parallel (``_numba_loo.loo_compact``), then each thread re-ranks a range
+        of points from all of them (``_numba_loo.loo_rerank``): no sort of the pool."""
+        mod = self.mod
+        n = self.best.shape[1]
+        thr = self.thresholds()
+        chunks = [(p, v) for part in self.parts for p, v in zip(part.pairs, part.keys)]
+        kept = [0] * len(chunks)
 
-        map_chunks(keep, range(len(kept)), workers)
-        return np.sort(np.concatenate(kept))
+        def compact(t: int) -> None:
+            kept[t] = mod.loo_compact(chunks[t][0], chunks[t][1], thr)
+
+        map_chunks(compact, range(len(chunks)), workers)
+        pairs = np.concatenate([p[:m] for (p, _), m in zip(chunks, kept)] + [np.empty(0, dtype=np.int64)])
+        Q = np.ascontiguousarray(X)  # as _kernel.finish reads the rows: the same bits
+        dist = np.empty((n, k), dtype=np.float64)
+        ind = np.empty((n, k), dtype=np.intp)
+        edges = np.linspace(0, n, workers + 1).astype(np.int64)
+
+        def rank(t: int) -> None:
+            lo, hi = int(edges[t]), int(edges[t + 1])
+            if lo < hi and mod.loo_rerank(pairs, lo, hi, Q, X, dist, ind) < k:
+                # Cannot happen: every true neighbour is pooled (the module docstring).
+                raise RuntimeError("the symmetric path pooled fewer than k candidates for a point")
+
+        map_chunks(rank, range(workers), workers)
+        return dist, ind
 
 
-def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, rows: int, workers: int) -> NDArray[np.int64]:
-    """The candidate pairs (``row << 32 | column``, sorted) of the leave-one-out graph
+class _PoolPart:
+    """One thread's chunks of the pool (``_Pool``) and the size of its next pruning."""
+
+    def __init__(self, limit: int) -> None:
+        self.pairs: list[NDArray[np.int64]] = []
+        self.keys: list[Keys] = []
+        self.pooled, self.limit = 0, limit
+
+
+def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, rows: int, workers: int) -> "_Pool":
+    """The pool of candidate pairs of the leave-one-out graph
     on the symmetric Gram matrix, tile by tile (``_numba_loo.loo_diagonal``,
     ``loo_tile``): the rows ``I`` of each strip of ``rows`` points against
     themselves, then against every later point in tiles of ``TILE_COLS`` columns.
@@ -348,7 +383,7 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
     n = F.shape[0]
     band = 2.0 * (GEMM_RTOL[np.dtype(F.dtype)] * scale)
     best = np.full((1 + workers, n, k), np.inf, dtype=F.dtype)
-    pool = _Pool(n, k, best, scale)
+    pool = _Pool(mod, n, k, best, scale)
     starts = list(range(0, n, rows))
 
     def diagonal(a: int) -> None:
@@ -395,4 +430,4 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
         # of filling k empty slots per point and worker.
         best[1:] = best[0]
         run_items(worker, range(workers), workers)
-    return pool.final(workers)
+    return pool

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._numba_kernels import _group_minima, _kth_filtered, group_buffers
+from ._numba_kernels import _group_minima, _kth_filtered, _sqdist, group_buffers
+from ._numba_kernels import _offer as _offer_pair
 from ._numba_simd import MASK_WIDTH, lowest_bit, passing_mask
 
-__all__ = ["loo_diagonal", "loo_tile"]
+__all__ = ["loo_compact", "loo_diagonal", "loo_rerank", "loo_tile"]
 
 _LARGEST = np.float32(np.finfo(np.float32).max)
 
@@ -196,3 +197,67 @@ def loo_tile(
             if row[j] <= max(thr_col[j], thr):
                 n_out, thr = _take(V, i, j, a, b, col_state, best, band, thr, thr_col, out_pair, out_key, n_out)
     return n_rows, n_out
+
+
+
+@njit(cache=True, nogil=True)
+def loo_compact(pairs: Any, keys: Any, thr: Any) -> int:
+    """Keep, in place and in order, the pooled entries (``pairs``: ``row << 32 |
+    column``, ``keys``: float32) whose key is at or under their row's threshold
+    ``thr`` (float32); returns how many are kept (at the front). Branch-free: about
+    half the entries go each way, which a branch would mispredict."""
+    m = 0
+    for p in range(pairs.shape[0]):
+        pair, v = pairs[p], keys[p]
+        pairs[m] = pair
+        keys[m] = v
+        m += v <= thr[pair >> 32]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def loo_rerank(pairs: Any, lo: int, hi: int, Q: Any, X: Any, out_d: Any, out_i: Any) -> int:
+    """The k nearest other points of points ``lo .. hi - 1`` from their candidate pairs.
+
+    ``pairs`` (``row << 32 | column``, any order, each pair at most once) holds the
+    candidates of every point; those of the range are grouped by row (a counting
+    sort), their exact float64 squared distances ``|Q[row] - X[column]|^2``
+    computed (``_numba_kernels.sqdist``: numpy's pairwise order, the bits of
+    ``_kernel.exact_sqdist``) and the first ``k = out_d.shape[1]`` of each row kept
+    in (distance, index) order (``_numba_kernels._offer``: the order of
+    ``_kernel.topk_sorted``), written to rows ``lo .. hi - 1`` of ``out_d`` and
+    ``out_i``. Returns the fewest candidates of a row of the range (the caller
+    checks that it is at least k).
+    """
+    k = out_d.shape[1]
+    m = hi - lo
+    # Slot 0 of ``start`` and the last of ``cols`` take the pairs of other rows
+    # (no branch on the row, which goes either way).
+    start = np.zeros(m + 2, dtype=np.int64)
+    for p in range(pairs.shape[0]):
+        r = (pairs[p] >> 32) - lo
+        inside = (r >= 0) & (r < m)
+        start[(r + 2) * inside] += 1
+    start[0] = start[1] = 0
+    for i in range(2, m + 2):
+        start[i] += start[i - 1]
+    cols = np.empty(start[m + 1] + 1, dtype=np.int64)
+    fill = start[: m + 1].copy()
+    dump = start[m + 1]
+    fill[0] = dump
+    for p in range(pairs.shape[0]):
+        r = (pairs[p] >> 32) - lo
+        inside = (r >= 0) & (r < m)
+        slot = (r + 1) * inside
+        cols[fill[slot]] = pairs[p] & 0xFFFFFFFF
+        fill[slot] += inside
+    stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
+    fewest = pairs.shape[0]
+    for i in range(m):
+        r = lo + i
+        nb = 0
+        for t in range(start[i + 1], start[i + 2]):
+            c = cols[t]
+            nb = _offer_pair(out_d[r], out_i[r], nb, k, _sqdist(Q, r, X, c, stack, vals), c)
+        fewest = min(fewest, start[i + 2] - start[i + 1])
+    return fewest
