@@ -252,7 +252,7 @@ def loo_rerank(pairs: Any, lo: int, hi: int, Q: Any, X: Any, out_d: Any, out_i: 
         cols[fill[slot]] = pairs[p] & 0xFFFFFFFF
         fill[slot] += inside
     stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
-    fewest = pairs.shape[0]
+    fewest = int(pairs.shape[0])
     for i in range(m):
         r = lo + i
         nb = 0
