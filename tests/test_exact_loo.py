@@ -388,3 +388,55 @@ def test_passing_mask_and_lowest_bit_against_their_definitions():
             want = [j for j in range(simd.MASK_WIDTH) if keys[s + j] <= max(thr_keys[s + j], thr)]
             assert int(mask) == sum(1 << j for j in want)
             assert bits(mask) == want
+
+
+def test_loo_compact_and_loo_rerank_against_their_definitions():
+    # A pool of (row, column, key) entries in no order, keys with ties: the
+    # compaction keeps, in order, exactly the entries at or under their row's
+    # threshold; the re-ranking of a range of rows keeps, per row, the columns
+    # within the band of its k-th pooled key and answers as exact_sqdist +
+    # topk_sorted on them (any range, any order of the entries).
+    nk = pytest.importorskip("mlknn.neighbors._exact._numba_loo")
+    from mlknn.neighbors._exact._kernel import exact_sqdist, topk_sorted
+
+    rng = np.random.default_rng(13)
+    n, k = 90, 4
+    X = tie_heavy(rng, n, d=5)
+    rows = np.repeat(np.arange(n), 12)
+    cols = rng.integers(0, n, rows.size)
+    keep = cols != rows
+    rows, cols = rows[keep], cols[keep]
+    _, first = np.unique(rows * n + cols, return_index=True)  # each pair once
+    rows, cols = rows[first], cols[first]
+    order = rng.permutation(rows.size)
+    rows, cols = rows[order], cols[order]
+    keys = rng.integers(0, 8, rows.size).astype(np.float32)
+    pairs = (rows.astype(np.int64) << 32) | cols
+    thr = rng.integers(3, 9, n).astype(np.float32)
+    p2, k2 = pairs.copy(), keys.copy()
+    m = nk.loo_compact(p2, k2, thr)
+    ok = keys <= thr[rows]
+    np.testing.assert_array_equal(p2[:m], pairs[ok])
+    np.testing.assert_array_equal(k2[:m], keys[ok])
+
+    band = np.full(n, 1.5)
+    want_d = np.empty((n, k))
+    want_i = np.empty((n, k), np.intp)
+    for r in range(n):
+        mine = rows == r
+        kth = np.sort(keys[mine])[k - 1]
+        c = cols[mine][keys[mine] <= np.float32(kth + 1.5)]
+        d = exact_sqdist(X, X, np.full(c.size, r), c)
+        want_d[r], want_i[r] = (a[0] for a in topk_sorted(np.zeros(c.size, np.intp), c, d, k, 1))
+    for lo, hi in ((0, n), (0, 1), (17, 60), (89, 90)):
+        got_d = np.full((n, k), -1.0)
+        got_i = np.full((n, k), -1, np.intp)
+        fewest = nk.loo_rerank(pairs, keys, band, lo, hi, X, X, got_d, got_i)
+        assert fewest == min(np.bincount(rows, minlength=n)[lo:hi])
+        np.testing.assert_array_equal(got_d[lo:hi], want_d[lo:hi])
+        np.testing.assert_array_equal(got_i[lo:hi], want_i[lo:hi])
+        assert np.all(got_i[:lo] == -1) and np.all(got_i[hi:] == -1)
+    # A row with fewer than k pooled pairs: reported, nothing written.
+    short = rows != 5
+    assert nk.loo_rerank(pairs[short], keys[short], band, 0, n, X, X, np.empty((n, k)), np.empty((n, k), np.intp)) == (
+        np.bincount(rows[short], minlength=n).min())

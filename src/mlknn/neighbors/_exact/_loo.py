@@ -289,9 +289,9 @@ class _Pool:
     bounds only decrease, so an entry dropped now would fail the final filter too).
     """
 
-    def __init__(self, mod: Any, n: int, k: int, best: Keys, scale: NDArray[np.float64]) -> None:
+    def __init__(self, mod: Any, n: int, k: int, best: Keys, scale: NDArray[np.float64], band: NDArray[np.float64]) -> None:
         self.mod = mod
-        self.best, self.scale = best, scale
+        self.best, self.scale, self.band = best, scale, band
         self.limit = max(_PRUNE_PER_KEY * n * k, _PRUNE_MIN)
         self.parts: list[_PoolPart] = []
         self.local = threading.local()
@@ -343,6 +343,7 @@ class _Pool:
 
         map_chunks(compact, range(len(chunks)), workers)
         pairs = np.concatenate([p[:m] for (p, _), m in zip(chunks, kept)] + [np.empty(0, dtype=np.int64)])
+        keys = np.concatenate([v[:m] for (_, v), m in zip(chunks, kept)] + [np.empty(0, dtype=self.best.dtype)])
         Q = np.ascontiguousarray(X)  # as _kernel.finish reads the rows: the same bits
         dist = np.empty((n, k), dtype=np.float64)
         ind = np.empty((n, k), dtype=np.intp)
@@ -350,7 +351,7 @@ class _Pool:
 
         def rank(t: int) -> None:
             lo, hi = int(edges[t]), int(edges[t + 1])
-            if lo < hi and mod.loo_rerank(pairs, lo, hi, Q, X, dist, ind) < k:
+            if lo < hi and mod.loo_rerank(pairs, keys, self.band, lo, hi, Q, X, dist, ind) < k:
                 # Cannot happen: every true neighbour is pooled (the module docstring).
                 raise RuntimeError("the symmetric path pooled fewer than k candidates for a point")
 
@@ -383,7 +384,7 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
     n = F.shape[0]
     band = 2.0 * (GEMM_RTOL[np.dtype(F.dtype)] * scale)
     best = np.full((1 + workers, n, k), np.inf, dtype=F.dtype)
-    pool = _Pool(mod, n, k, best, scale)
+    pool = _Pool(mod, n, k, best, scale, band)
     starts = list(range(0, n, rows))
 
     def diagonal(a: int) -> None:

@@ -175,6 +175,51 @@ _RANK_MAX = 32
 
 
 @njit(cache=True, nogil=True, inline="always")
+def keep_best(cand_d: Any, cand: Any, nc: int, k: int, best_d: Any, best_j: Any) -> None:
+    """The first k of the candidates ``(cand_d[t], cand[t])``, ``t < nc`` (distinct
+    indices, at least k of them), in (distance, index) order, written to
+    ``best_d`` and ``best_j``: by rank for a few candidates, by sorted insertion
+    (``_offer``) for many or where a distance is NaN."""
+    nan = False
+    for t in range(nc):
+        nan |= not cand_d[t] == cand_d[t]
+    if nc <= _RANK_MAX and not nan:
+        # Rank of each candidate among the others (indices are distinct, so the
+        # (distance, index) order is total): the first k ranks are the answer.
+        for t in range(nc):
+            dt, jt = cand_d[t], cand[t]
+            r = 0
+            for u in range(nc):
+                du = cand_d[u]
+                r += (du < dt) | ((du == dt) & (cand[u] < jt))
+            if r < k:
+                best_d[r] = dt
+                best_j[r] = jt
+    else:
+        nb = 0
+        for t in range(nc):
+            nb = _offer(best_d, best_j, nb, k, cand_d[t], cand[t])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_candidates(
+    Q: Any, i: int, X: Any, cand: Any, nc: int, cand_d: Any, best_d: Any, best_j: Any, stack: Any, vals: Any,
+    out_d: Any, out_i: Any,
+) -> None:
+    """Row ``i`` of ``out_d`` and ``out_i`` (k = ``best_d.shape[0]`` wide): the exact
+    squared distances of query ``Q[i]`` to its candidates ``X[cand[t]]``, ``t <
+    nc`` (``sqdist``, into ``cand_d``), and the first k in (distance, index) order
+    (``keep_best``; ``best_d``, ``best_j``, ``stack`` and ``vals`` are scratch)."""
+    k = best_d.shape[0]
+    for t in range(nc):
+        cand_d[t] = _sqdist(Q, i, X, cand[t], stack, vals)
+    keep_best(cand_d, cand, nc, k, best_d, best_j)
+    for t in range(k):
+        out_d[i, t] = best_d[t]
+        out_i[i, t] = best_j[t]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def group_buffers(n: int, m: int, k: int) -> Any:
     """Step 2's layout of a row of ``n`` keys in groups of ``m``: the number of
     groups, the columns they cover (the rest is the tail), and the scratch of one
@@ -259,31 +304,7 @@ def select_rows(
             for j in range(n_fit):
                 cand[nc] = j
                 nc += j != own
-        # Exact squared distances; the k best in (distance, index) order.
-        for t in range(nc):
-            cand_d[t] = _sqdist(Q, i, X, cand[t], stack, vals)
-        nan = False
-        for t in range(nc):
-            nan |= not cand_d[t] == cand_d[t]
-        if nc <= _RANK_MAX and not nan:
-            # Rank of each candidate among the others (indices are distinct, so the
-            # (distance, index) order is total): the first k ranks are the answer.
-            for t in range(nc):
-                dt, jt = cand_d[t], cand[t]
-                r = 0
-                for u in range(nc):
-                    du = cand_d[u]
-                    r += (du < dt) | ((du == dt) & (cand[u] < jt))
-                if r < k:
-                    best_d[r] = dt
-                    best_j[r] = jt
-        else:
-            nb = 0
-            for t in range(nc):
-                nb = _offer(best_d, best_j, nb, k, cand_d[t], cand[t])
-        for t in range(k):
-            out_d[i, t] = best_d[t]
-            out_i[i, t] = best_j[t]
+        rank_candidates(Q, i, X, cand, nc, cand_d, best_d, best_j, stack, vals, out_d, out_i)
 
 
 @njit(cache=True, nogil=True)

@@ -15,9 +15,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._numba_kernels import _group_minima, _kth_filtered, _sqdist, group_buffers
-from ._numba_kernels import _offer as _offer_pair
-from ._numba_simd import MASK_WIDTH, lowest_bit, passing_mask
+from ._numba_kernels import _group_minima, _kth_filtered, group_buffers, rank_candidates
+from ._numba_simd import MASK_WIDTH, lowest_bit, passing_mask, prefetch_row
 
 __all__ = ["loo_compact", "loo_diagonal", "loo_rerank", "loo_tile"]
 
@@ -215,24 +214,65 @@ def loo_compact(pairs: Any, keys: Any, thr: Any) -> int:
     return m
 
 
-@njit(cache=True, nogil=True)
-def loo_rerank(pairs: Any, lo: int, hi: int, Q: Any, X: Any, out_d: Any, out_i: Any) -> int:
-    """The k nearest other points of points ``lo .. hi - 1`` from their candidate pairs.
+@njit(cache=True, nogil=True, inline="always")
+def _row_candidates(
+    r: int, first: int, nc: int, cols: Any, row_keys: Any, band: Any, X: Any, small: Any, out: Any
+) -> int:
+    """The pooled columns of point ``r`` (``cols[first:first + nc]``, their keys in
+    ``row_keys``) within the rounding band of the k-th smallest of those keys
+    (``small``: scratch of k float32), written to ``out``; returns how many.
 
-    ``pairs`` (``row << 32 | column``, any order, each pair at most once) holds the
-    candidates of every point; those of the range are grouped by row (a counting
-    sort), their exact float64 squared distances ``|Q[row] - X[column]|^2``
-    computed (``_numba_kernels.sqdist``: numpy's pairwise order, the bits of
-    ``_kernel.exact_sqdist``) and the first ``k = out_d.shape[1]`` of each row kept
-    in (distance, index) order (``_numba_kernels._offer``: the order of
-    ``_kernel.topk_sorted``), written to rows ``lo .. hi - 1`` of ``out_d`` and
-    ``out_i``. Returns the fewest candidates of a row of the range (the caller
+    Every key of the row at or under its final bound was pooled, so the k-th
+    smallest pooled key is the row's own k-th key: the tightest threshold of the
+    rule of ``_threshold_of``, whatever the running states held (with several
+    threads each saw part of the row). The rows of the kept columns are asked for
+    from the cache (``prefetch_row``) while the caller sums the distances of the
+    previous point.
+    """
+    k = small.shape[0]
+    for u in range(k):
+        small[u] = np.inf
+    for t in range(first, first + nc):
+        v = row_keys[t]
+        if v < small[k - 1]:
+            u = k - 1
+            while u > 0 and small[u - 1] > v:
+                small[u] = small[u - 1]
+                u -= 1
+            small[u] = v
+    t64 = np.float64(small[k - 1]) + band[r] + 1e-300
+    thr = np.float32(t64) if t64 < _LARGEST else _LARGEST
+    kept = 0
+    for t in range(first, first + nc):
+        out[kept] = cols[t]
+        kept += row_keys[t] <= thr
+    for u in range(kept):
+        prefetch_row(X, out[u])  # type: ignore[call-arg]  # typed by numba
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def loo_rerank(
+    pairs: Any, keys: Any, band: Any, lo: int, hi: int, Q: Any, X: Any, out_d: Any, out_i: Any
+) -> int:
+    """The k nearest other points of points ``lo .. hi - 1`` from their pooled pairs.
+
+    ``pairs`` (``row << 32 | column``, any order, each pair at most once) and
+    ``keys`` (float32) hold the pooled candidates of every point, a superset of
+    each row's keys at or under its final bound plus ``band`` (per point,
+    float64). Those of the range are grouped by row (a counting sort); per row,
+    the columns within ``band`` of the row's k-th pooled key
+    (``_row_candidates``) get their exact float64 squared distances ``|Q[row] -
+    X[column]|^2`` and the first ``k = out_d.shape[1]`` are kept in (distance,
+    index) order (``_numba_kernels.rank_candidates``: numpy's pairwise sums, the
+    bits of ``_kernel.exact_sqdist``, and the order of ``_kernel.topk_sorted``),
+    written to rows ``lo .. hi - 1`` of ``out_d`` and ``out_i``. Returns the fewest pooled pairs of a row of the range (the caller
     checks that it is at least k).
     """
     k = out_d.shape[1]
     m = hi - lo
-    # Slot 0 of ``start`` and the last of ``cols`` take the pairs of other rows
-    # (no branch on the row, which goes either way).
+    # Slot 0 of ``start`` and the last entry of ``cols`` take the pairs of other
+    # rows (no branch on the row, which goes either way).
     start = np.zeros(m + 2, dtype=np.int64)
     for p in range(pairs.shape[0]):
         r = (pairs[p] >> 32) - lo
@@ -242,22 +282,37 @@ def loo_rerank(pairs: Any, lo: int, hi: int, Q: Any, X: Any, out_d: Any, out_i: 
     for i in range(2, m + 2):
         start[i] += start[i - 1]
     cols = np.empty(start[m + 1] + 1, dtype=np.int64)
+    row_keys = np.empty(start[m + 1] + 1, dtype=keys.dtype)
     fill = start[: m + 1].copy()
-    dump = start[m + 1]
-    fill[0] = dump
+    fill[0] = start[m + 1]
     for p in range(pairs.shape[0]):
         r = (pairs[p] >> 32) - lo
         inside = (r >= 0) & (r < m)
         slot = (r + 1) * inside
         cols[fill[slot]] = pairs[p] & 0xFFFFFFFF
+        row_keys[fill[slot]] = keys[p]
         fill[slot] += inside
-    stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
     fewest = int(pairs.shape[0])
+    widest = 0
+    for i in range(m):
+        nc = start[i + 2] - start[i + 1]
+        fewest = min(fewest, nc)
+        widest = max(widest, nc)
+    if m == 0 or fewest < k:
+        return fewest
+    stack, vals = np.empty((64, 3), dtype=np.int64), np.empty(64)
+    best_d, best_j = np.empty(k, dtype=np.float64), np.empty(k, dtype=np.int64)
+    small = np.empty(k, dtype=keys.dtype)
+    cand = np.empty((2, widest), dtype=np.int64)
+    cand_d = np.empty(widest, dtype=np.float64)
+    # One point ahead: its candidates are chosen and their rows asked for while
+    # the distances of the current one are summed.
+    n_next = _row_candidates(lo, start[1], start[2] - start[1], cols, row_keys, band, X, small, cand[0])
     for i in range(m):
         r = lo + i
-        nb = 0
-        for t in range(start[i + 1], start[i + 2]):
-            c = cols[t]
-            nb = _offer_pair(out_d[r], out_i[r], nb, k, _sqdist(Q, r, X, c, stack, vals), c)
-        fewest = min(fewest, start[i + 2] - start[i + 1])
+        here, n_here = cand[i & 1], n_next
+        if i + 1 < m:
+            n_next = _row_candidates(r + 1, start[i + 2], start[i + 3] - start[i + 2], cols, row_keys, band, X,
+                                     small, cand[(i + 1) & 1])
+        rank_candidates(Q, r, X, here, n_here, cand_d, best_d, best_j, stack, vals, out_d, out_i)
     return fewest

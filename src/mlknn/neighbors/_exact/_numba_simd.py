@@ -140,3 +140,44 @@ def lowest_bit(typingctx: Any, mask: Any) -> Any:
         return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
 
     return sig, codegen
+
+
+@intrinsic
+def prefetch_row(typingctx: Any, X: Any, row: Any) -> Any:
+    """Ask the cache for row ``row`` of a 2-D array (``llvm.prefetch`` on each of its
+    64-byte lines, for reading, kept in every level); nothing else happens, and an
+    array that is not C-contiguous is left alone.
+
+    The re-ranking of the symmetric leave-one-out path (``_numba_loo.loo_rerank``)
+    reads the rows of its candidates in no order the hardware can predict: asked
+    for a few candidates ahead, the rows arrive while the distances before them are
+    summed. ``row`` must be a valid row index.
+    """
+    if not (isinstance(X, types.Array) and X.ndim == 2 and isinstance(row, types.Integer)):
+        return None
+    sig = types.void(X, row)
+    contiguous = X.layout == "C"
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        if not contiguous:
+            return context.get_dummy_value()
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        n_cols = builder.extract_value(ary.shape, 1)
+        intp = n_cols.type
+        itemsize = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        index = context.cast(builder, args[1], signature.args[1], types.intp)
+        byte = ir.IntType(8).as_pointer()
+        base = builder.bitcast(builder.gep(ary.data, [builder.mul(index, n_cols)]), byte)
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", [byte], ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
+        )
+        n_bytes = builder.mul(n_cols, ir.Constant(intp, itemsize))
+        lines = builder.udiv(builder.add(n_bytes, ir.Constant(intp, 63)), ir.Constant(intp, 64))
+        with cgutils.for_range(builder, lines) as loop:
+            line = builder.gep(base, [builder.mul(loop.index, ir.Constant(intp, 64))])
+            # read (0), keep in every cache level (3), data (1)
+            builder.call(fn, [line, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
