@@ -26,10 +26,11 @@ Two ways to compute it, with the same final candidates:
   core's L2 cache, each read both ways by one kernel pass right after the product
   wrote it (``_numba_loo``): first every diagonal tile (a strip of points against
   itself, which gives every point a finite bound), then each strip against the
-  later points tile by tile. A point's state 0 is written only by the worker that
-  owns its strip, and each worker writes its transposed readings to a state of its
-  own, so no thread waits on a lock; a point's bound is the smallest of its states'
-  (any of them bounds the k-th key of the whole row);
+  later points tile by tile. A point's state 0 (its row readings) is written only
+  by the worker that owns its strip, its state 1 (its transposed readings) only
+  under the lock of its column block, which workers going through the blocks in
+  opposite directions seldom contend for; a point's bound is the smaller of its
+  states' (either bounds the k-th key of the whole row);
 * numpy (numba missing or failing; ``_blockwise_candidates``): a row block against
   every later point in one product, read twice by ``_kernel.candidates``, one
   running state updated under a lock (a stale ``U`` only loosens a threshold).
@@ -372,18 +373,23 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
     """The pool of candidate pairs of the leave-one-out graph
     on the symmetric Gram matrix, tile by tile (``_numba_loo.loo_diagonal``,
     ``loo_tile``): the rows ``I`` of each strip of ``rows`` points against
-    themselves, then against every later point in tiles of ``TILE_COLS`` columns.
+    themselves, then against every later point in tiles of at most ``TILE_COLS``
+    columns, on a grid of column blocks of that width.
 
-    Running states (the k smallest keys offered, ascending; the last is the
-    state's bound): state 0 per point for its row readings (written only by the
-    worker that owns its strip), state ``1 + t`` for the transposed readings made
-    by worker ``t``; a point's bound is the smallest of its states', each an upper
-    bound on its final k-th key. Every diagonal tile runs first, so every point has a finite bound
-    before any off-diagonal tile is read.
+    Two running states per point (the k smallest keys offered, ascending; the last
+    is the state's bound): state 0 for its row readings, written only by the
+    worker that owns its strip, and state 1 for its transposed readings, written
+    only under the lock of its column block. A point's bound is the smaller of the
+    two, each an upper bound on its final k-th key (they hold keys of distinct
+    columns). Every diagonal tile runs first, so every point has a finite bound
+    before any off-diagonal tile is read. With several workers, each goes through
+    its strip's column blocks in its own direction (half of them backwards), so two
+    workers seldom want the same block at once; a busy block is put off to the end
+    of the strip rather than waited for.
     """
     n = F.shape[0]
     band = 2.0 * (GEMM_RTOL[np.dtype(F.dtype)] * scale)
-    best = np.full((1 + workers, n, k), np.inf, dtype=F.dtype)
+    best = np.full((2, n, k), np.inf, dtype=F.dtype)
     pool = _Pool(mod, n, k, best, scale, band)
     starts = list(range(0, n, rows))
 
@@ -398,6 +404,7 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
     queue = iter(starts)
     take = threading.Lock()
     room = 2 * TILE_COLS * _ROOM_ROWS
+    locks = [threading.Lock() for _ in range(0, n, TILE_COLS)]
 
     def worker(t: int) -> None:
         buf = _cache_aligned(rows * TILE_COLS, F.dtype)
@@ -411,24 +418,35 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
                 break
             b = min(a + rows, n)
             A = _negated_keys(F, a, b)
-            for c in range(b, n, TILE_COLS):
-                e = min(c + TILE_COLS, n)
-                V = np.matmul(A, F[c:e].T, out=buf[: (b - a) * (e - c)].reshape(b - a, e - c))
-                first = 0
-                while True:
-                    first, count = mod.loo_tile(V, a, c, 1 + t, best, band, thr_col, pairs, keys, count, first)
-                    if first == b - a:
-                        break
-                    pool.add(pairs[:count], keys[:count])
-                    count = 0
+            blocks = list(range(b // TILE_COLS, len(locks))) if b < n else []
+            if t % 2:
+                blocks.reverse()
+            later: list[int] = []
+            for wait, todo in ((False, blocks), (True, later)):
+                for g in todo:
+                    if not locks[g].acquire(blocking=wait):
+                        later.append(g)
+                        continue
+                    try:
+                        c, e = max(b, g * TILE_COLS), min((g + 1) * TILE_COLS, n)
+                        V = np.matmul(A, F[c:e].T, out=buf[: (b - a) * (e - c)].reshape(b - a, e - c))
+                        first = 0
+                        while True:
+                            first, count = mod.loo_tile(V, a, c, 1, best, band, thr_col, pairs, keys, count, first)
+                            if first == b - a:
+                                break
+                            pool.add(pairs[:count], keys[:count])
+                            count = 0
+                    finally:
+                        locks[g].release()
         pool.add(pairs[:count], keys[:count])
 
     with blas_single_threaded():
         run_items(diagonal, starts, workers)
-        # Each worker's state starts from the diagonal tile's keys too: the keys of
-        # distinct columns, as the state's later offers (columns before the strip)
-        # are, so its k-th is still a bound; most offers then fail at once instead
-        # of filling k empty slots per point and worker.
-        best[1:] = best[0]
+        # The column state starts from the diagonal tile's keys too: the keys of
+        # distinct columns, as its later offers (columns before the strip) are,
+        # so its k-th is still a bound; most offers then fail at once instead of
+        # filling k empty slots per point.
+        best[1] = best[0]
         run_items(worker, range(workers), workers)
     return pool
