@@ -90,7 +90,7 @@ def test_symmetric_matches_loop_reference_far_from_origin(spy):
 
 
 def test_symmetric_two_threads_equals_plain(spy, monkeypatch):
-    # Force the threaded path (strips in parallel, each worker with its own state).
+    # Force the threaded path (strips in parallel, the column state under block locks).
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_WORK", 0)
     rng = np.random.default_rng(9)
     for X, k in ((rng.standard_normal((1200, 9)).astype(np.float32), 10), (tie_heavy(rng, 900), 12)):
@@ -206,6 +206,47 @@ def test_tiled_path_on_ragged_tiles_equals_plain_and_loop(spy, small_tiles, tile
             want = loop_knn(X, None, k, loo=True)
             np.testing.assert_array_equal(sym[1], want[1])
     assert tiled_spy and spy[-1][2] == n_jobs
+
+
+def test_tiled_path_puts_off_busy_column_blocks(spy, small_tiles, tiled_spy, monkeypatch):
+    # Every column block is busy at the first try: each strip puts all its blocks
+    # off and reads them after, still each tile once; one and two workers.
+    pytest.importorskip("numba")
+    import threading
+    import types
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_WORK", 0)
+    refused = []
+
+    class BusyOnce:
+        def __init__(self):
+            self.lock, self.tried = threading.Lock(), False
+
+        def acquire(self, blocking=True):
+            if not blocking and not self.tried:
+                self.tried = True
+                refused.append(1)
+                return False
+            return self.lock.acquire(blocking)
+
+        def release(self):
+            self.lock.release()
+
+        def __enter__(self):
+            self.lock.acquire()
+
+        def __exit__(self, *exc):
+            self.lock.release()
+
+    # The module's locks only (its column-block locks among them).
+    monkeypatch.setattr(loo_mod, "threading", types.SimpleNamespace(Lock=BusyOnce, local=threading.local))
+    rng = np.random.default_rng(8)
+    for n_jobs in (1, 2):
+        refused.clear()
+        X = tie_heavy(rng, 400).astype(np.float32)
+        assert_same(*both_paths(X, 6, working_memory=0.1, n_jobs=n_jobs))
+        assert refused
+    assert len(tiled_spy) == 2
 
 
 def test_tiled_path_k_equal_to_n_minus_one_and_one_point_strips(spy, small_tiles, tiled_spy, monkeypatch):
