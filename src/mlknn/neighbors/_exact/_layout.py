@@ -19,6 +19,9 @@ from .._contract import prepared_sqnorms
 #: The GEMM's keys (float32 for dense data; float32/float64 for sparse).
 Keys = NDArray[np.floating[Any]]
 
+#: The float64 scratch of the dense layout's blocks (about a core's L2 cache at most).
+_SCRATCH_BYTES = 1 << 18
+
 
 class KeyLayout:
     """The fitted training points in step 1's layout.
@@ -57,7 +60,9 @@ class KeyLayout:
 
     def __init__(self, X: MatrixLike) -> None:
         self.X = X
-        self.sqnorm = prepared_sqnorms(X)
+        # Dense C-ordered rows: their norms come with the keys' below, block by block.
+        blockwise = not sp.issparse(X) and X.flags.c_contiguous
+        self.sqnorm = np.empty(X.shape[0]) if blockwise else prepared_sqnorms(X)
         self.aug: Keys | None = None
         self.key_X: SparseMatrix | None = None
         self.center: NDArray[np.float64] = np.zeros(0)
@@ -84,11 +89,21 @@ class KeyLayout:
             # Data beyond float32's range become inf here, by design: the inf keys and
             # rounding scale make every point a candidate of the exact float64 pass, so
             # the overflow is expected and its RuntimeWarning says nothing to the user.
+            # Blocks of a few hundred KiB in float64 through one scratch buffer:
+            # whole-array float64 copies would cost more in first-touch page faults
+            # than the arithmetic. Row by row the same sums as prepared_sqnorms and
+            # a whole-array einsum (each row is summed alone).
+            rows = max(1, _SCRATCH_BYTES // (8 * max(d, 1)))
+            scratch = np.empty((min(rows, n), d), dtype=np.float64)
             with np.errstate(over="ignore"):
-                for a in range(0, n, 1 << 15):
-                    b = min(a + (1 << 15), n)
+                for a in range(0, n, rows):
+                    b = min(a + rows, n)
+                    block = scratch[: b - a]
+                    if blockwise:
+                        np.copyto(block, X[a:b])
+                        self.sqnorm[a:b] = np.einsum("ij,ij->i", block, block)
                     np.subtract(X[a:b], self.center, out=aug[a:b, :d], casting="unsafe")
-                    block = aug[a:b, :d].astype(np.float64)
+                    np.copyto(block, aug[a:b, :d])
                     csq[a:b] = np.einsum("ij,ij->i", block, block)
                 aug[:, d] = 0.5 * csq
             self.aug = aug
