@@ -286,14 +286,19 @@ class _Pool:
     of them per thread (appended and pruned by that thread alone: no lock).
 
     A thread's list is pruned against the current bounds whenever it passes
-    ``max(_PRUNE_PER_KEY n k, _PRUNE_MIN)`` entries since its last pruning (the
-    bounds only decrease, so an entry dropped now would fail the final filter too).
+    ``max(_PRUNE_PER_KEY n k / threads, _PRUNE_MIN)`` entries since its last
+    pruning (the bounds only decrease, so an entry dropped now would fail the final
+    filter too): all lists together stay within what one pool of ``_PRUNE_PER_KEY n
+    k`` entries took.
     """
 
-    def __init__(self, mod: Any, n: int, k: int, best: Keys, scale: NDArray[np.float64], band: NDArray[np.float64]) -> None:
+    def __init__(
+        self, mod: Any, n: int, k: int, best: Keys, scale: NDArray[np.float64], band: NDArray[np.float64],
+        threads: int,
+    ) -> None:
         self.mod = mod
         self.best, self.scale, self.band = best, scale, band
-        self.limit = max(_PRUNE_PER_KEY * n * k, _PRUNE_MIN)
+        self.limit = max(_PRUNE_PER_KEY * n * k // max(threads, 1), _PRUNE_MIN)
         self.parts: list[_PoolPart] = []
         self.local = threading.local()
         self.lock = threading.Lock()  # guards the list of parts only
@@ -390,7 +395,7 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
     n = F.shape[0]
     band = 2.0 * (GEMM_RTOL[np.dtype(F.dtype)] * scale)
     best = np.full((2, n, k), np.inf, dtype=F.dtype)
-    pool = _Pool(mod, n, k, best, scale, band)
+    pool = _Pool(mod, n, k, best, scale, band, workers)
     starts = list(range(0, n, rows))
 
     def diagonal(a: int) -> None:
