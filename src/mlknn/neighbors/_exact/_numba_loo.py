@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ._numba_kernels import _group_minima, _kth_filtered, group_buffers, rank_candidates
+from ._numba_kernels import _group_minima, _kth_filtered, _sqdist, group_buffers, keep_best
 from ._numba_simd import MASK_WIDTH, lowest_bit, passing_mask, prefetch_row
 
 __all__ = ["loo_compact", "loo_diagonal", "loo_rerank", "loo_tile"]
@@ -225,9 +225,7 @@ def _row_candidates(
     Every key of the row at or under its final bound was pooled, so the k-th
     smallest pooled key is the row's own k-th key: the tightest threshold of the
     rule of ``_threshold_of``, whatever the running states held (with several
-    threads each saw part of the row). The rows of the kept columns are asked for
-    from the cache (``prefetch_row``) while the caller sums the distances of the
-    previous point.
+    threads each saw part of the row).
     """
     k = small.shape[0]
     for u in range(k):
@@ -246,8 +244,6 @@ def _row_candidates(
     for t in range(first, first + nc):
         out[kept] = cols[t]
         kept += row_keys[t] <= thr
-    for u in range(kept):
-        prefetch_row(X, out[u])  # type: ignore[call-arg]  # typed by numba
     return kept
 
 
@@ -264,8 +260,9 @@ def loo_rerank(
     the columns within ``band`` of the row's k-th pooled key
     (``_row_candidates``) get their exact float64 squared distances ``|Q[row] -
     X[column]|^2`` and the first ``k = out_d.shape[1]`` are kept in (distance,
-    index) order (``_numba_kernels.rank_candidates``: numpy's pairwise sums, the
-    bits of ``_kernel.exact_sqdist``, and the order of ``_kernel.topk_sorted``),
+    index) order (``_numba_kernels.sqdist`` and ``keep_best``: numpy's pairwise
+    sums, the bits of ``_kernel.exact_sqdist``, and the order of
+    ``_kernel.topk_sorted``),
     written to rows ``lo .. hi - 1`` of ``out_d`` and ``out_i``. Returns the fewest pooled pairs of a row of the range (the caller
     checks that it is at least k).
     """
@@ -305,14 +302,28 @@ def loo_rerank(
     small = np.empty(k, dtype=keys.dtype)
     cand = np.empty((2, widest), dtype=np.int64)
     cand_d = np.empty(widest, dtype=np.float64)
-    # One point ahead: its candidates are chosen and their rows asked for while
-    # the distances of the current one are summed.
+    # One point ahead: its candidates are chosen first, and the row of its t-th is
+    # asked for from the cache (``prefetch_row``) as the current point's t-th
+    # distance is summed (spread out, the requests do not queue up).
     n_next = _row_candidates(lo, start[1], start[2] - start[1], cols, row_keys, band, X, small, cand[0])
+    for u in range(n_next):
+        prefetch_row(X, cand[0, u])  # type: ignore[call-arg]  # typed by numba
     for i in range(m):
         r = lo + i
         here, n_here = cand[i & 1], n_next
+        ahead = cand[(i + 1) & 1]
+        n_next = 0
         if i + 1 < m:
             n_next = _row_candidates(r + 1, start[i + 2], start[i + 3] - start[i + 2], cols, row_keys, band, X,
-                                     small, cand[(i + 1) & 1])
-        rank_candidates(Q, r, X, here, n_here, cand_d, best_d, best_j, stack, vals, out_d, out_i)
+                                     small, ahead)
+        for t in range(n_here):
+            if t < n_next:
+                prefetch_row(X, ahead[t])  # type: ignore[call-arg]  # typed by numba
+            cand_d[t] = _sqdist(Q, r, X, here[t], stack, vals)
+        for t in range(n_here, n_next):
+            prefetch_row(X, ahead[t])  # type: ignore[call-arg]  # typed by numba
+        keep_best(cand_d, here, n_here, k, best_d, best_j)
+        for u in range(k):
+            out_d[r, u] = best_d[u]
+            out_i[r, u] = best_j[u]
     return fewest
