@@ -20,7 +20,7 @@ least the point's final k-th key plus twice the rounding bound, so every true
 neighbour and every tie at the boundary is in the pool; the answer is bit for bit
 the plain path's (tested in ``tests/test_exact_loo.py``).
 
-Two ways to compute it, with the same final candidates:
+Two ways to compute it, with the same answer:
 
 * compiled (numba; ``_tiled_candidates``): the matrix in tiles small enough for a
   core's L2 cache, each read both ways by one kernel pass right after the product
@@ -30,7 +30,10 @@ Two ways to compute it, with the same final candidates:
   by the worker that owns its strip, its state 1 (its transposed readings) only
   under the lock of its column block, which workers going through the blocks in
   opposite directions seldom contend for; a point's bound is the smaller of its
-  states' (either bounds the k-th key of the whole row);
+  states' (either bounds the k-th key of the whole row). At the end each point
+  keeps the pooled entries within the rounding band of its own k-th pooled key,
+  which is its true k-th key (every key under its final ``U`` was pooled): the
+  tightest threshold, whichever thread saw which keys (``_Pool.nearest``);
 * numpy (numba missing or failing; ``_blockwise_candidates``): a row block against
   every later point in one product, read twice by ``_kernel.candidates``, one
   running state updated under a lock (a stale ``U`` only loosens a threshold).
