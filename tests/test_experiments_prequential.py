@@ -158,6 +158,27 @@ def test_partial_fit_path_stores_the_refit_values(tmp_path, monkeypatch, missing
     assert warned == refit_warned
 
 
+def test_carrying_follows_each_estimators_own_max_memory(tmp_path, monkeypatch):
+    """A cell is carried by partial_fit only when the carried models fit the limit its
+    estimator's guards use: its own ``max_memory`` when set (either way), else the global one."""
+    toy = make_multilabel(n_samples=300, n_features=5, n_labels=4, random_state=0)
+    X, Y = toy.X, toy.Y
+    monkeypatch.setattr(_runner, "carried_bytes", lambda X, Y, width: 2e9)  # 4 GB for the two models
+
+    def carried(max_memory, globally):
+        config = ExperimentConfig(datasets=("toy",), algorithms=("mlknn", "brknn"), k=(5,),
+                                  params=(("mlknn", "max_memory", (max_memory,)),),
+                                  protocol=ProtocolConfig("prequential", batch=100))
+        db = ResultsDB(tmp_path / f"{max_memory}-{globally}.db")
+        with config_context(max_memory=globally):
+            run_experiment(config, db, data={"toy": (X, Y)})
+        return {r["algorithm"] for r in db.rows() if r["search_seconds"] == 0}
+
+    assert carried("64GB", "1GB") == {"mlknn"}  # its own limit is larger than the global one
+    assert carried("1GB", "64GB") == {"brknn"}  # and smaller
+    assert carried(None, "64GB") == {"mlknn", "brknn"}
+
+
 def test_carried_bytes_counts_rows_labels_and_lists():
     from mlknn.experiments._stream import carried_bytes
 

@@ -258,9 +258,12 @@ def run_fold(task: FoldTask, X: MatrixLike, Y: LabelMatrix,
         per_model = carried_bytes(X, Y, width)
         # What the models carried from here hold by the end of the stream, beyond what they hold now.
         held = sum(m.n_seen for m in streams.values()) / max(1, X.shape[0]) * per_model
-        room = memory_limit()[0] - (len(carriable) * per_model - held)
+        needed = len(carriable) * per_model - held
         for i in carriable:
             spec, est = built[i]
+            # Each cell is judged by the limit its estimator's guards use (its own max_memory,
+            # else the global one), so that a cell carried here is one whose fit would not refuse.
+            room = memory_limit(getattr(est, "max_memory", None))[0] - needed
             # A model is carried only from an earlier batch of this stream (fewer rows seen);
             # otherwise (the first batch, or after a failed cell) a fresh one starts with them all,
             # if the carried models fit in memory (else the cell is refitted).

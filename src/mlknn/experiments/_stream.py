@@ -21,8 +21,9 @@ A cell is updated only when all of these hold; otherwise it is refitted:
 * the carried models fit in memory: each keeps its own copy of the rows seen, their
   labels and leave-one-out lists (:func:`carried_bytes`), where the refit path holds
   one batch's data at a time; cells that would take the models past the resource
-  guards' limit (:func:`mlknn.config_context`'s ``max_memory``, default half the
-  available memory) are refitted.
+  guards' limit are refitted. The limit is the cell's estimator's own: its
+  ``max_memory`` parameter when set, else :func:`mlknn.config_context`'s
+  ``max_memory`` (default half the available memory).
 """
 
 from dataclasses import dataclass
