@@ -249,6 +249,37 @@ def test_tiled_path_puts_off_busy_column_blocks(spy, small_tiles, tiled_spy, mon
     assert len(tiled_spy) == 2
 
 
+@pytest.mark.parametrize("per_group", [2, 3, 7])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_tiled_path_with_groups_of_strips_equals_plain_and_loop(spy, small_tiles, tiled_spy, monkeypatch,
+                                                                per_group, n_jobs):
+    # Workers take several strips at a time and read each column tile for all of them
+    # (a ragged last group, column tiles that start inside the group); the answer is
+    # the plain path's bit for bit, with and without busy column blocks.
+    pytest.importorskip("numba")
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(loo_mod, "_strips_per_group", lambda n_strips, workers: per_group)
+    rng = np.random.default_rng(per_group + 10 * n_jobs)
+    for X in (rng.standard_normal((611, 7)).astype(np.float32), tie_heavy(rng, 480).astype(np.float32)):
+        sym, plain = both_paths(X, 6, working_memory=0.1, n_jobs=n_jobs)
+        assert_same(sym, plain)
+        np.testing.assert_array_equal(sym[1], loop_knn(X.astype(np.float64), None, 6, loo=True)[1])
+    assert len(tiled_spy) == 2 and spy[-1][2] == n_jobs
+
+
+def test_strips_per_group_grows_with_the_strips_and_keeps_workers_busy():
+    group = loo_mod._strips_per_group
+    assert group(10, 2) == 1  # small problems: one strip at a time, as before
+    assert group(79, 2) == 2  # n = 50,000: enough groups to share between two workers
+    assert group(469, 2) == 14  # n = 300,000
+    assert group(1563, 2) == loo_mod.STRIPS_PER_GROUP  # n = 10^6
+    for n_strips in (1, 40, 79, 469, 1563):
+        for workers in (1, 2, 4):
+            per_group = group(n_strips, workers)
+            assert 1 <= per_group <= loo_mod.STRIPS_PER_GROUP
+            assert per_group == 1 or -(-n_strips // per_group) >= 16 * workers
+
+
 def test_tiled_path_k_equal_to_n_minus_one_and_one_point_strips(spy, small_tiles, tiled_spy, monkeypatch):
     # Every other point a neighbour; then strips of one point (a diagonal tile of
     # one key, +inf) and tiles of one column.

@@ -377,6 +377,23 @@ class _PoolPart:
         self.pooled, self.limit = 0, limit
 
 
+#: Strips handed to a worker together (at most), which read each column tile one
+#: after the other. A tile of the training points' keys (640 x d + 2) is packed by
+#: the BLAS for every product that reads it; once the keys outgrow the caches, that
+#: packing waits on main memory and grows into a large share of the time at a few
+#: hundred thousand points (docs/performance.md, "Symmetric kernel at large n").
+#: Sharing each tile between the strips of a group reads it from memory once.
+STRIPS_PER_GROUP = 16
+#: At least this many groups per worker: the first groups are the largest (their
+#: strips meet every later point), so enough of them keep the workers' ends even.
+_GROUPS_PER_WORKER = 16
+
+
+def _strips_per_group(n_strips: int, workers: int) -> int:
+    """How many strips of rows form one unit of work (see ``STRIPS_PER_GROUP``)."""
+    return max(1, min(STRIPS_PER_GROUP, n_strips // (_GROUPS_PER_WORKER * max(1, workers))))
+
+
 def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, rows: int, workers: int) -> "_Pool":
     """The pool of candidate pairs of the leave-one-out graph
     on the symmetric Gram matrix, tile by tile (``_numba_loo.loo_diagonal``,
@@ -393,7 +410,9 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
     before any off-diagonal tile is read. With several workers, each goes through
     its strip's column blocks in its own direction (half of them backwards), so two
     workers seldom want the same block at once; a busy block is put off to the end
-    of the strip rather than waited for.
+    of the group rather than waited for. A worker takes a group of consecutive
+    strips at a time (``_strips_per_group``) and reads each column tile for all of
+    them in turn, so the tile comes from main memory once per group.
     """
     n = F.shape[0]
     band = 2.0 * (GEMM_RTOL[np.dtype(F.dtype)] * scale)
@@ -409,7 +428,8 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
         count = mod.loo_diagonal(V, a, _compiled.group_size(m, k), best, band, pairs, keys)
         pool.add(pairs[:count], keys[:count])
 
-    queue = iter(starts)
+    per_group = _strips_per_group(len(starts), workers)
+    queue = iter([starts[i : i + per_group] for i in range(0, len(starts), per_group)])
     take = threading.Lock()
     room = 2 * TILE_COLS * _ROOM_ROWS
     locks = [threading.Lock() for _ in range(0, n, TILE_COLS)]
@@ -421,12 +441,13 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
         count = 0
         while True:
             with take:
-                a = next(queue, None)
-            if a is None:
+                group = next(queue, None)
+            if group is None:
                 break
-            b = min(a + rows, n)
-            A = _negated_keys(F, a, b)
-            blocks = list(range(b // TILE_COLS, len(locks))) if b < n else []
+            strips = [(a, min(a + rows, n)) for a in group]
+            A = [_negated_keys(F, a, b) for a, b in strips]
+            first_b = strips[0][1]
+            blocks = list(range(first_b // TILE_COLS, len(locks))) if first_b < n else []
             if t % 2:
                 blocks.reverse()
             later: list[int] = []
@@ -436,15 +457,20 @@ def _tiled_candidates(mod: Any, F: Keys, scale: NDArray[np.float64], k: int, row
                         later.append(g)
                         continue
                     try:
-                        c, e = max(b, g * TILE_COLS), min((g + 1) * TILE_COLS, n)
-                        V = np.matmul(A, F[c:e].T, out=buf[: (b - a) * (e - c)].reshape(b - a, e - c))
-                        first = 0
-                        while True:
-                            first, count = mod.loo_tile(V, a, c, 1, best, band, thr_col, pairs, keys, count, first)
-                            if first == b - a:
-                                break
-                            pool.add(pairs[:count], keys[:count])
-                            count = 0
+                        # The strips of the group read the same column tile one after the
+                        # other: it comes from main memory once for all of them.
+                        for (a, b), A_s in zip(strips, A):
+                            c, e = max(b, g * TILE_COLS), min((g + 1) * TILE_COLS, n)
+                            if c >= e:
+                                continue
+                            V = np.matmul(A_s, F[c:e].T, out=buf[: (b - a) * (e - c)].reshape(b - a, e - c))
+                            first = 0
+                            while True:
+                                first, count = mod.loo_tile(V, a, c, 1, best, band, thr_col, pairs, keys, count, first)
+                                if first == b - a:
+                                    break
+                                pool.add(pairs[:count], keys[:count])
+                                count = 0
                     finally:
                         locks[g].release()
         pool.add(pairs[:count], keys[:count])
